@@ -1,0 +1,323 @@
+/**
+ * The performance budget (issue 11), one command: `npm run bench`.
+ *
+ * For SQLite, and for PostgreSQL when BENCH_DATABASE_URL (or DOCKET_TEST_DATABASE_URL) names a
+ * server (a fresh database is created there and dropped after): builds the data set of
+ * bench/dataset.ts (20 projects, 100 users, 100,000 tickets with labels, watchers, comments,
+ * history and sprints), starts the real server on it (start-up time measured until it listens) and a
+ * bare Fastify route serving 1 KB of JSON (bench/bare-server.ts), then runs autocannon against each
+ * scenario and prints requests per second, p50 and p99 latency, and the ratio to the bare route
+ * measured in the same run. Also: server memory (RSS) after the load, and the database size.
+ *
+ *   npm run bench
+ *   BENCH_DURATION=10 BENCH_CONNECTIONS=10 npm run bench
+ *   BENCH_ONLY=sqlite npm run bench          # or postgres
+ *   BENCH_TICKETS_PER_PROJECT=500 npm run bench   # a quick smaller run
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { connect } from '../src/db/connect.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { buildDataset } from './dataset.js';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const PER_PROJECT = Number(process.env.BENCH_TICKETS_PER_PROJECT ?? 5_000);
+const root = path.resolve(import.meta.dirname, '..');
+const pgBase = process.env.BENCH_DATABASE_URL ?? process.env.DOCKET_TEST_DATABASE_URL;
+const only = process.env.BENCH_ONLY;
+const children: ChildProcess[] = [];
+
+function start(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ url: string; child: ChildProcess; ms: number }> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (b: Buffer) => {
+      out += b.toString();
+      const m = /listening at (http:\/\/[\d.]+:\d+)/.exec(out);
+      if (m) {
+        child.stdout?.off('data', onData);
+        child.stdout?.resume();
+        resolve({ url: m[1], child, ms: Math.round(performance.now() - t0) });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (b: Buffer) => {
+      out += b.toString();
+    });
+    child.on('exit', (code) =>
+      reject(new Error(`${args.join(' ')} exited with ${code}:\n${out.slice(-2000)}`)),
+    );
+  });
+}
+
+interface Result {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+type Req = { method?: string; path?: string; body?: string; headers?: Record<string, string> };
+
+async function run(
+  name: string,
+  url: string,
+  opts: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: () => string;
+    /** A path per request (for requests that each name another record). */
+    path?: () => string;
+    connections?: number;
+  } = {},
+): Promise<Result> {
+  const connections = opts.connections ?? CONNECTIONS;
+  const headers = { ...(opts.body ? { 'content-type': 'application/json' } : {}), ...opts.headers };
+  const requests = opts.body
+    ? [
+        {
+          method: opts.method ?? 'POST',
+          setupRequest: (r: Req) => ({
+            ...r,
+            body: opts.body?.(),
+            ...(opts.path ? { path: opts.path() } : {}),
+          }),
+        },
+      ]
+    : undefined;
+  const cfg = { url, connections, headers, method: (opts.method ?? 'GET') as 'GET', requests };
+  await autocannon({ ...cfg, duration: 1 } as never);
+  const r = await autocannon({ ...cfg, duration: DURATION } as never);
+  if (r.errors || r.non2xx || r.timeouts)
+    throw new Error(`${name}: ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts`);
+  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+}
+
+function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+async function bench(dialect: 'sqlite' | 'postgres') {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docket-budget-'));
+  let databaseUrl = '';
+  let database: string | null = null;
+  if (dialect === 'postgres' && pgBase) {
+    database = `docket_budget_${randomBytes(5).toString('hex')}`;
+    const c = new pg.Client({ connectionString: pgBase });
+    await c.connect();
+    await c.query(`create database "${database}"`);
+    await c.end();
+    const u = new URL(pgBase);
+    u.pathname = `/${database}`;
+    databaseUrl = u.toString();
+  }
+  try {
+    const db = await connect({ databaseUrl: databaseUrl || undefined, dataDir });
+    await migrateToLatest(db);
+    const data = await buildDataset(db, { ticketsPerProject: PER_PROJECT });
+    await db.close();
+    if (dialect === 'postgres') {
+      const c = new pg.Client({ connectionString: databaseUrl });
+      await c.connect();
+      await c.query('vacuum analyze');
+      await c.end();
+    }
+    console.log(
+      `\n[${dialect}] generated ${data.projects.length} projects, ${data.users} users, ${data.tickets} tickets, ${data.comments} comments, ${data.history} history entries in ${(data.millis / 1000).toFixed(1)} s`,
+    );
+
+    const [docket, bare] = await Promise.all([
+      start(['src/server/main.ts'], {
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DOCKET_DATA_DIR: dataDir,
+        DATABASE_URL: databaseUrl,
+        DOCKET_LOG_LEVEL: 'info',
+        DOCKET_LOGIN_LIMIT: '1000000',
+      }),
+      start(['bench/bare-server.ts'], {}),
+    ]);
+    const base = docket.url;
+    const { main } = data;
+    const signIn = JSON.stringify({ username: main.username, password: main.password });
+    const login = await fetch(`${base}/api/auth/callback/credentials`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: signIn,
+    });
+    if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .find((c) => c.startsWith('docket_session='));
+    if (!cookie) throw new Error('no session cookie');
+    const auth = { cookie };
+    const get = async (p: string) => (await fetch(`${base}${p}`, { headers: auth })).json();
+    const P = `/api/projects/${main.projectKey}`;
+    const board = (await get(`${P}/tickets?columnId=${main.busyColumnId}`)) as { id: string }[];
+    if (board.length !== Math.min(1000, PER_PROJECT))
+      throw new Error(`the board column has ${board.length} tickets`);
+    const projects = (await get('/api/projects')) as unknown[];
+    if (projects.length !== 20) throw new Error(`the project list has ${projects.length}`);
+    const columns = (await get(`${P}/columns`)) as { id: string }[];
+    const moving = board.slice(0, 50).map((t) => t.id);
+    const bulkIds = board.slice(100, 200).map((t) => t.id);
+    const keyRes = await fetch(`${base}/api/me/mcp-key`, { method: 'POST', headers: auth });
+    const apiKey = ((await keyRes.json()) as { apiKey: string }).apiKey;
+    const mcpHeaders = { authorization: `Bearer ${apiKey}`, accept: 'application/json, text/event-stream' };
+    const mcp = (name: string, args: Record<string, unknown>) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+    const probe = await fetch(`${base}/api/mcp`, {
+      method: 'POST',
+      headers: { ...mcpHeaders, 'content-type': 'application/json' },
+      body: mcp('list_tickets', { projectKey: main.projectKey, limit: 20 }),
+    });
+    const probeText = await probe.text();
+    const hasMcp = probe.status === 200 && !probeText.includes('"isError":true');
+    if (!hasMcp) console.log(`MCP over HTTP not measured: ${probe.status} ${probeText.slice(0, 200)}`);
+
+    let n = 0;
+    const results: Result[] = [];
+    results.push(await run('bare 1 KB JSON', `${bare.url}/bare`));
+    results.push(await run('sign-in', `${base}/api/auth/callback/credentials`, { body: () => signIn }));
+    results.push(await run('project list (20)', `${base}/api/projects`, { headers: auth }));
+    results.push(
+      await run('board list of 1,000', `${base}${P}/tickets?columnId=${main.busyColumnId}`, {
+        headers: auth,
+      }),
+    );
+    results.push(
+      await run('full ticket read', `${base}${P}/tickets/${main.sampleTicketKey}`, { headers: auth }),
+    );
+    results.push(
+      await run('ticket create', `${base}${P}/tickets`, {
+        headers: auth,
+        body: () =>
+          JSON.stringify({ title: `Load ticket ${n++}`, priority: 'High', columnId: columns[0].id }),
+      }),
+    );
+    // Each request moves one of 50 tickets to another column and position (PATCH columnId + order).
+    let m = 0;
+    results.push(
+      await run('ticket move', `${base}${P}/tickets/${moving[0]}`, {
+        headers: auth,
+        method: 'PATCH',
+        path: () => `${P}/tickets/${moving[m % moving.length]}`,
+        body: () => {
+          const i = m++;
+          return JSON.stringify({ columnId: columns[i % 2 ? 1 : 2].id, order: i % 40 });
+        },
+      }),
+    );
+    results.push(
+      await run('comment create', `${base}${P}/tickets/${main.sampleTicketKey}/comments`, {
+        headers: auth,
+        body: () => JSON.stringify({ content: `Load comment ${n++}` }),
+      }),
+    );
+    results.push(
+      await run('bulk update of 100', `${base}${P}/tickets`, {
+        headers: auth,
+        method: 'PATCH',
+        body: () => JSON.stringify({ ticketIds: bulkIds, updates: { priority: n++ % 2 ? 'Low' : 'High' } }),
+      }),
+    );
+    if (hasMcp) {
+      results.push(
+        await run('MCP list_tickets', `${base}/api/mcp`, {
+          headers: mcpHeaders,
+          body: () => mcp('list_tickets', { projectKey: main.projectKey, limit: 20 }),
+        }),
+      );
+      results.push(
+        await run('MCP create_ticket', `${base}/api/mcp`, {
+          headers: mcpHeaders,
+          body: () => mcp('create_ticket', { projectKey: main.projectKey, title: `MCP ticket ${n++}` }),
+        }),
+      );
+    }
+    const memory = rssMb(docket.child.pid as number);
+    let dbSize = 0;
+    if (dialect === 'sqlite') {
+      for (const f of ['docket.db', 'docket.db-wal']) {
+        const s = fs.statSync(path.join(dataDir, f), { throwIfNoEntry: false });
+        dbSize += s?.size ?? 0;
+      }
+    } else {
+      const c = new pg.Client({ connectionString: databaseUrl });
+      await c.connect();
+      dbSize = Number((await c.query('select pg_database_size(current_database()) as n')).rows[0].n);
+      await c.end();
+    }
+    for (const c of [docket.child, bare.child]) c.kill('SIGTERM');
+
+    // Start-up on the (now larger) database, measured again from a cold process.
+    const again = await start(['src/server/main.ts'], {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DOCKET_DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      DOCKET_LOG_LEVEL: 'info',
+    });
+    again.child.kill('SIGTERM');
+
+    const bareRps = results[0].rps;
+    console.log(`[${dialect}] ${DURATION} s per scenario, ${CONNECTIONS} connections`);
+    console.log('scenario                      req/s    ratio   p50 ms   p99 ms');
+    for (const r of results)
+      console.log(
+        `${r.name.padEnd(26)} ${r.rps.toFixed(0).padStart(8)} ${(r.rps / bareRps).toFixed(3).padStart(8)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)}`,
+      );
+    console.log(`start-up until listening: ${docket.ms} ms (first), ${again.ms} ms (after the load)`);
+    console.log(`server memory (RSS) after the load: ${memory} MB`);
+    console.log(`database size: ${(dbSize / 1024 / 1024).toFixed(0)} MB`);
+    return { dialect, results, startup: [docket.ms, again.ms], memory, dbSize };
+  } finally {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 800));
+    if (database && pgBase) {
+      const c = new pg.Client({ connectionString: pgBase });
+      await c.connect();
+      await c.query(`drop database if exists "${database}" with (force)`);
+      await c.end();
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  console.log(
+    `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GB, node ${process.version}, ${os.platform()} ${os.release()}`,
+  );
+  if (only !== 'postgres') await bench('sqlite');
+  if (only !== 'sqlite') {
+    if (pgBase) await bench('postgres');
+    else console.log('\n[postgres] skipped: set BENCH_DATABASE_URL=postgres://… to measure PostgreSQL too');
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    for (const c of children) c.kill('SIGTERM');
+    process.exit(1);
+  },
+);

@@ -1,0 +1,210 @@
+/**
+ * Ticket read load (issue 3 "Quality"): builds a 10,000-ticket project with bench/generate.ts,
+ * starts the real server and a bare Fastify route (1 KB JSON) as separate processes, and runs
+ * autocannon against each in the same run:
+ *   - bare:       GET /bare on the baseline server
+ *   - full read:  GET /api/projects/KEY/tickets/KEY-n (column, people, labels, links, counts)
+ *   - list 1,000: GET /api/projects/KEY/tickets?columnId=<the column with 1,000 tickets>
+ * It prints requests per second and latency percentiles, and the ratios to the bare route. Aims:
+ * the full read at no less than half the bare route's requests per second; the list of 1,000 under
+ * 15 ms at the median (measured with one connection, so the median is latency, not queueing).
+ *
+ *   npm run bench:tickets                           # SQLite in a temporary directory
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:tickets
+ *                                                   # PostgreSQL: a fresh database, dropped after
+ *   BENCH_DURATION=20 BENCH_CONNECTIONS=20 BENCH_LOG_LEVEL=info npm run bench:tickets
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { connect } from '../src/db/connect.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { generate } from './generate.js';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+/** The server's log level: request logging (info) costs as much as a query per request. */
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const TICKETS = Number(process.env.BENCH_TICKETS ?? 10_000);
+const root = path.resolve(import.meta.dirname, '..');
+const pgBase = process.env.BENCH_DATABASE_URL;
+const children: ChildProcess[] = [];
+
+/** A free TCP port on the loopback interface. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts Docket on its own port with request logging off (warn), and waits until it answers. */
+async function startDocket(env: Record<string, string>): Promise<string> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', DOCKET_LOG_LEVEL: LOG_LEVEL },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.push(child);
+  let err = '';
+  child.stderr?.on('data', (b: Buffer) => {
+    err += b.toString();
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}:\n${err}`);
+    try {
+      if ((await fetch(`${url}/api/health`)).ok) return url;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the server did not start:\n${err}`);
+}
+
+/** Ends the child processes: SIGTERM, then SIGKILL for any still running after 3 s. */
+async function stopChildren() {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+  const deadline = Date.now() + 3000;
+  while (children.some((c) => c.exitCode === null && c.signalCode === null) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+}
+
+function start(args: string[], env: Record<string, string>): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (b: Buffer) => {
+      out += b.toString();
+      const m = /listening at (http:\/\/[\d.]+:\d+)/.exec(out);
+      if (m) {
+        child.stdout?.off('data', onData);
+        child.stdout?.resume();
+        resolve(m[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (b: Buffer) => {
+      out += b.toString();
+    });
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${out}`)));
+  });
+}
+
+async function run(name: string, url: string, headers: Record<string, string>, connections = CONNECTIONS) {
+  // A short warm-up, so that caches and JIT are in the same state for every target.
+  await autocannon({ url, connections, duration: 2, headers });
+  const r = await autocannon({ url, connections, duration: DURATION, headers });
+  if (r.errors || r.non2xx || r.timeouts)
+    throw new Error(`${name}: ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts`);
+  return { name, rps: r.requests.average, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99 };
+}
+
+async function main() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docket-bench-tickets-'));
+  let databaseUrl = '';
+  let database: string | null = null;
+  if (pgBase) {
+    database = `docket_bench_${randomBytes(5).toString('hex')}`;
+    const c = new pg.Client({ connectionString: pgBase });
+    await c.connect();
+    await c.query(`create database "${database}"`);
+    await c.end();
+    const u = new URL(pgBase);
+    u.pathname = `/${database}`;
+    databaseUrl = u.toString();
+  }
+  try {
+    const db = await connect({ databaseUrl: databaseUrl || undefined, dataDir });
+    await migrateToLatest(db);
+    const data = await generate(db, { tickets: TICKETS, inColumn: 1_000 });
+    await db.close();
+    console.log(`generated ${data.tickets} tickets in ${data.millis} ms (${db.dialect})`);
+
+    const [docket, bare] = await Promise.all([
+      startDocket({ DOCKET_DATA_DIR: dataDir, DATABASE_URL: databaseUrl, DOCKET_LOGIN_LIMIT: '100000' }),
+      start(['bench/bare-server.ts'], {}),
+    ]);
+    const login = await fetch(`${docket}/api/auth/callback/credentials`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: data.username, password: data.password }),
+    });
+    if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .find((c) => c.startsWith('docket_session='));
+    if (!cookie) throw new Error('no session cookie');
+    const headers = { cookie };
+    const listUrl = `${docket}/api/projects/${data.projectKey}/tickets?columnId=${data.busyColumnId}`;
+    const fullUrl = `${docket}/api/projects/${data.projectKey}/tickets/${data.sampleTicketKey}`;
+    const check = await fetch(listUrl, { headers });
+    const listBody = await check.text();
+    if (check.headers.get('x-total-count') !== '1000')
+      throw new Error(`the list has ${check.headers.get('x-total-count')} tickets`);
+    const fullBody = await (await fetch(fullUrl, { headers })).text();
+    console.log(
+      `list body ${(listBody.length / 1024).toFixed(0)} KB, full read body ${fullBody.length} bytes`,
+    );
+
+    const results = [
+      await run('bare 1 KB JSON', `${bare}/bare`, {}),
+      await run('full ticket read', fullUrl, headers),
+      await run('list of 1,000 (1 connection)', listUrl, headers, 1),
+      await run(`list of 1,000 (${CONNECTIONS} connections)`, listUrl, headers),
+    ];
+    const base = results[0].rps;
+    console.log(
+      `\n${DURATION} s per target, ${CONNECTIONS} connections unless stated, ${db.dialect}, ${os.cpus().length} cores, server log level ${LOG_LEVEL}, load average ${os.loadavg()[0].toFixed(1)}`,
+    );
+    console.log('target                               req/s   ratio    p50    p90    p99 (ms)');
+    for (const r of results) {
+      console.log(
+        `${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} ${(r.rps / base).toFixed(3).padStart(7)} ${String(r.p50).padStart(6)} ${String(r.p90).padStart(6)} ${String(r.p99).padStart(6)}`,
+      );
+    }
+    const full = results[1];
+    const list = results[2];
+    console.log(
+      `\nfull read / bare = ${(full.rps / base).toFixed(2)} (aim >= 0.5): ${full.rps / base >= 0.5 ? 'met' : 'NOT met'}`,
+    );
+    console.log(`list of 1,000 median = ${list.p50} ms (aim < 15 ms): ${list.p50 < 15 ? 'met' : 'NOT met'}`);
+  } finally {
+    await stopChildren();
+    if (database && pgBase) {
+      const c = new pg.Client({ connectionString: pgBase });
+      await c.connect();
+      await c.query(`drop database if exists "${database}" with (force)`);
+      await c.end();
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  async (err) => {
+    console.error(err);
+    await stopChildren();
+    process.exit(1);
+  },
+);

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './types.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** The one dialect seam: everything above this file speaks Kysely and never asks which database it is. */
+export interface Db {
+  kysely: Kysely<Database>;
+  dialect: Dialect;
+  /** PostgreSQL connection settings, for LISTEN/NOTIFY clients; null on SQLite. */
+  pg: { connectionString: string; schema?: string } | null;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  /** postgres://… selects PostgreSQL; otherwise SQLite in dataDir. */
+  databaseUrl?: string;
+  /** PostgreSQL schema to use (tests use one schema per app); created when missing. */
+  pgSchema?: string;
+  dataDir: string;
+  /** SQLite file name inside dataDir. */
+  sqliteFile?: string;
+}
+
+// int8 (count(*), bigserial, bigint columns) as JavaScript numbers; every value here fits in 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+// numeric / real as numbers
+pg.types.setTypeParser(1700, (v) => Number(v));
+pg.types.setTypeParser(700, (v) => Number(v));
+
+export async function connect(opts: ConnectOptions): Promise<Db> {
+  if (opts.databaseUrl) return connectPostgres(opts.databaseUrl, opts.pgSchema);
+  return connectSqlite(path.join(opts.dataDir, opts.sqliteFile ?? 'docket.db'));
+}
+
+function connectSqlite(file: string): Db {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const raw = new BetterSqlite3(file);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = FULL');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('busy_timeout = 10000');
+  // Kysely prepares every query afresh; caching statements by SQL text is several times faster.
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  const database = {
+    close: () => raw.close(),
+    prepare(text: string) {
+      // Write transactions take the write lock at BEGIN: a deferred transaction that reads first and
+      // writes later would fail with SQLITE_BUSY_SNAPSHOT when another process wrote in between.
+      if (text === 'begin') text = 'begin immediate';
+      let stmt = cache.get(text);
+      if (!stmt) {
+        stmt = raw.prepare(text);
+        if (cache.size >= 2000) cache.clear();
+        cache.set(text, stmt);
+      }
+      return stmt;
+    },
+  };
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: database as never }) });
+  return {
+    kysely,
+    dialect: 'sqlite',
+    pg: null,
+    async close() {
+      await kysely.destroy();
+    },
+  };
+}
+
+async function connectPostgres(connectionString: string, schema?: string): Promise<Db> {
+  if (schema) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid schema name: ${schema}`);
+    const client = new pg.Client({ connectionString });
+    await client.connect();
+    try {
+      await client.query(`create schema if not exists "${schema}"`);
+    } catch (err) {
+      // Two connections creating the same schema at once: the loser sees a duplicate; the schema exists.
+      const code = (err as { code?: string }).code;
+      if (code !== '23505' && code !== '42P06') throw err;
+    } finally {
+      await client.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString,
+    max: 10,
+    ...(schema ? { options: `-c search_path="${schema}"` } : {}),
+  });
+  pool.on('error', () => {
+    // An idle client lost its connection; the pool replaces it. Queries report their own errors.
+  });
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  await sql`select 1`.execute(kysely);
+  return {
+    kysely,
+    dialect: 'postgres',
+    pg: { connectionString, schema },
+    async close() {
+      await kysely.destroy();
+    },
+  };
+}

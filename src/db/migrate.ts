@@ -1,0 +1,58 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import type { Db } from './connect.js';
+import * as m001 from './migrations/001_initial.js';
+import * as m002 from './migrations/002_sprint_started_at.js';
+
+type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
+
+/** Migrations in order; add new ones at the end, never edit an applied one. */
+const MIGRATIONS: Record<string, DialectMigration> = {
+  '001_initial': m001,
+  '002_sprint_started_at': m002,
+};
+
+const MIGRATION_LOCK = 727_070_001;
+
+/**
+ * Applies pending migrations, each exactly once and in order. On PostgreSQL an advisory lock makes
+ * instances that start together wait for each other instead of racing on the schema.
+ */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const provider = (dialect: Db['dialect']): MigrationProvider => ({
+    async getMigrations() {
+      const out: Record<string, Migration> = {};
+      for (const [name, m] of Object.entries(MIGRATIONS)) out[name] = { up: (k) => m.up(k, dialect) };
+      return out;
+    },
+  });
+  const run = async (k: Kysely<any>) => {
+    const migrator = new Migrator({
+      db: k,
+      provider: provider(db.dialect),
+      ...(db.pg?.schema ? { migrationTableSchema: db.pg.schema } : {}),
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  };
+  if (db.dialect === 'sqlite') {
+    // SQLite has no advisory locks; migrations run in a transaction, so a process that lost the race
+    // to another one on the same file rolls back and, on retry, finds the migrations applied.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run(db.kysely);
+      } catch (err) {
+        if (attempt >= 5) throw err;
+        await new Promise((r) => setTimeout(r, 50 * attempt));
+      }
+    }
+  }
+  return db.kysely.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn);
+    try {
+      return await run(conn);
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.execute(conn);
+    }
+  });
+}

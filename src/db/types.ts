@@ -1,0 +1,267 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Table types. Portable column conventions (docs/decisions/002-portable-schema.md):
+ * timestamps are ISO 8601 UTC strings, booleans are integers 0/1, lists are JSON text.
+ */
+export interface UsersTable {
+  id: string;
+  username: string;
+  email: string | null;
+  name: string | null;
+  password_hash: string;
+  avatar: string | null;
+  is_system_admin: number;
+  is_active: number;
+  must_change_password: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  key_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface SystemSettingsTable {
+  id: string;
+  max_image_size: number;
+  max_video_size: number;
+  max_document_size: number;
+  max_attachments_per_ticket: number;
+  allowed_image_types: string;
+  allowed_video_types: string;
+  allowed_document_types: string;
+  updated_at: string;
+}
+
+export interface ProjectsTable {
+  id: string;
+  name: string;
+  key: string;
+  description: string | null;
+  color: string;
+  ticket_counter: number;
+  sprint_counter: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ColumnsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  position: number;
+  created_at: string;
+}
+
+export interface ProjectMembersTable {
+  id: string;
+  project_id: string;
+  user_id: string;
+  role: 'owner' | 'admin' | 'member';
+  created_at: string;
+}
+
+export interface LabelsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  color: string;
+  created_at: string;
+}
+
+export interface SprintsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  goal: string | null;
+  start_date: string | null;
+  end_date: string | null;
+  status: 'planning' | 'active' | 'completed';
+  budget: number | null;
+  /** The instant the sprint was started (migration 002); null while planning. */
+  started_at: string | null;
+  completed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SprintSettingsTable {
+  project_id: string;
+  default_sprint_duration: number;
+  auto_carry_over: number;
+  done_column_ids: string;
+}
+
+export interface TicketsTable {
+  id: string;
+  project_id: string;
+  number: number;
+  title: string;
+  description: string | null;
+  type: string;
+  priority: string;
+  column_id: string;
+  position: number;
+  assignee_id: string | null;
+  reporter_id: string | null;
+  sprint_id: string | null;
+  parent_id: string | null;
+  story_points: number | null;
+  estimate: string | null;
+  start_date: string | null;
+  due_date: string | null;
+  environment: string | null;
+  affected_version: string | null;
+  fix_version: string | null;
+  is_carried_over: number;
+  carried_from_sprint_id: string | null;
+  carried_over_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TicketLabelsTable {
+  ticket_id: string;
+  label_id: string;
+}
+
+export interface TicketWatchersTable {
+  ticket_id: string;
+  user_id: string;
+}
+
+/** Stored once in canonical direction (blocks, duplicates, relates_to); read with the inverse from the other side. */
+export interface TicketLinksTable {
+  id: string;
+  source_ticket_id: string;
+  target_ticket_id: string;
+  link_type: 'blocks' | 'duplicates' | 'relates_to';
+  created_by: string | null;
+  created_at: string;
+}
+
+export interface CommentsTable {
+  id: string;
+  ticket_id: string;
+  author_id: string | null;
+  content: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AttachmentsTable {
+  id: string;
+  ticket_id: string;
+  uploader_id: string | null;
+  filename: string;
+  mime_type: string;
+  size: number;
+  stored_name: string;
+  created_at: string;
+}
+
+/** Files uploaded through POST /api/upload (not tied to a ticket). */
+export interface UploadsTable {
+  id: string;
+  uploader_id: string | null;
+  filename: string;
+  mime_type: string;
+  size: number;
+  stored_name: string;
+  created_at: string;
+}
+
+export interface TicketHistoryTable {
+  id: string;
+  ticket_id: string;
+  field: string;
+  old_value: string | null;
+  new_value: string | null;
+  changed_by: string | null;
+  changed_at: string;
+}
+
+export interface SprintTicketHistoryTable {
+  id: string;
+  sprint_id: string;
+  ticket_id: string;
+  entry_type: 'added' | 'carried_over';
+  entered_at: string;
+  exit_status: 'completed' | 'carried_over' | 'removed' | null;
+  exited_at: string | null;
+  story_points: number | null;
+}
+
+/** The event log: written in the same transaction as the change; id is the SSE id. */
+export interface EventsTable {
+  id: Generated<number>;
+  scope: 'project' | 'projects' | 'user' | 'all';
+  project_id: string | null;
+  user_id: string | null;
+  type: string;
+  data: string;
+  tab_id: string | null;
+  /** JSON array of user ids who may see it when it cannot be derived later (project.deleted); else null. */
+  audience: string | null;
+  created_at: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
+  system_settings: SystemSettingsTable;
+  projects: ProjectsTable;
+  columns: ColumnsTable;
+  project_members: ProjectMembersTable;
+  labels: LabelsTable;
+  sprints: SprintsTable;
+  sprint_settings: SprintSettingsTable;
+  tickets: TicketsTable;
+  ticket_labels: TicketLabelsTable;
+  ticket_watchers: TicketWatchersTable;
+  ticket_links: TicketLinksTable;
+  comments: CommentsTable;
+  attachments: AttachmentsTable;
+  uploads: UploadsTable;
+  ticket_history: TicketHistoryTable;
+  sprint_ticket_history: SprintTicketHistoryTable;
+  events: EventsTable;
+}
+
+/** Tables in dependency order (parents first): used by backup, restore and wipe. */
+export const TABLES_IN_ORDER = [
+  'users',
+  'sessions',
+  'api_keys',
+  'system_settings',
+  'projects',
+  'columns',
+  'project_members',
+  'labels',
+  'sprints',
+  'sprint_settings',
+  'tickets',
+  'ticket_labels',
+  'ticket_watchers',
+  'ticket_links',
+  'comments',
+  'attachments',
+  'uploads',
+  'ticket_history',
+  'sprint_ticket_history',
+  'events',
+] as const satisfies readonly (keyof Database)[];

@@ -1,0 +1,105 @@
+import { sql } from 'kysely';
+import type { ProjectsTable, TicketsTable } from '../db/types.js';
+import { ERR } from '../shared/errors.js';
+import type { Actor, Ctx, Tx } from './context.js';
+import { actorOf } from './context.js';
+import { forbidden, notFound } from './errors.js';
+
+/**
+ * Named policies, checked before data access. A project the caller is not a member of reads as
+ * missing (404), so its existence is never revealed; a member without the needed role gets 403.
+ * System administrators act as the owner of every project.
+ */
+export type Role = 'owner' | 'admin' | 'member';
+const RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
+
+export const roleAtLeast = (role: Role, need: Role) => RANK[role] >= RANK[need];
+
+export interface ProjectAccess {
+  project: ProjectsTable;
+  /** The caller's effective role (system administrators: owner). */
+  role: Role;
+  /** The caller's membership role, or null for a system administrator who is not a member. */
+  memberRole: Role | null;
+  actor: Actor;
+}
+
+/** Finds a project by id or key (any letter case). */
+export async function findProject(db: Tx, ref: string): Promise<ProjectsTable | undefined> {
+  return db
+    .selectFrom('projects')
+    .selectAll()
+    .where((eb) => eb.or([eb('id', '=', ref.toLowerCase()), eb('key', '=', ref.toUpperCase())]))
+    .executeTakeFirst();
+}
+
+/** The project named by `ref` if the caller may act on it with at least role `need`. */
+export async function projectAccess(
+  ctx: Ctx,
+  db: Tx,
+  ref: string,
+  need: Role = 'member',
+): Promise<ProjectAccess> {
+  const actor = actorOf(ctx);
+  // One query: the project and the caller's membership in it.
+  const row = await db
+    .selectFrom('projects')
+    .leftJoin('project_members', (join) =>
+      join
+        .onRef('project_members.project_id', '=', 'projects.id')
+        .on('project_members.user_id', '=', actor.userId),
+    )
+    .selectAll('projects')
+    .select('project_members.role as member_role')
+    .where((eb) =>
+      eb.or([eb('projects.id', '=', ref.toLowerCase()), eb('projects.key', '=', ref.toUpperCase())]),
+    )
+    .executeTakeFirst();
+  if (!row) throw notFound(ERR.projectNotFound);
+  const { member_role, ...project } = row;
+  const member = member_role ? { role: member_role } : undefined;
+  const memberRole = (member?.role as Role | undefined) ?? null;
+  const role: Role | null = actor.isSystemAdmin ? 'owner' : memberRole;
+  if (!role) throw notFound(ERR.projectNotFound);
+  if (!roleAtLeast(role, need)) throw forbidden();
+  return { project, role, memberRole, actor };
+}
+
+/** Parses `KEY-12` (any case) into its key and number. */
+export function parseTicketKey(ref: string): { key: string; number: number } | null {
+  const m = /^([A-Za-z0-9]{2,10})-(\d{1,9})$/.exec(ref.trim());
+  return m ? { key: m[1].toUpperCase(), number: Number(m[2]) } : null;
+}
+
+/** A ticket of the project by id or key; 404 `Ticket not found` otherwise. */
+export async function ticketInProject(db: Tx, project: ProjectsTable, ref: string): Promise<TicketsTable> {
+  const parsed = parseTicketKey(ref);
+  let q = db.selectFrom('tickets').selectAll().where('project_id', '=', project.id);
+  if (parsed) {
+    if (parsed.key !== project.key) throw notFound(ERR.ticketNotFound);
+    q = q.where('number', '=', parsed.number);
+  } else {
+    q = q.where('id', '=', ref.toLowerCase());
+  }
+  const ticket = await q.executeTakeFirst();
+  if (!ticket) throw notFound(ERR.ticketNotFound);
+  return ticket;
+}
+
+/** Project ids the caller can see: their memberships, or every project for a system administrator. */
+export function visibleProjectIds(ctx: Ctx, db: Tx) {
+  const actor = actorOf(ctx);
+  if (actor.isSystemAdmin) return db.selectFrom('projects').select('id');
+  return db.selectFrom('project_members').select('project_id as id').where('user_id', '=', actor.userId);
+}
+
+/** True when the user is a member of the project (for assignees and watchers). */
+export async function isMember(db: Tx, projectId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('project_members')
+    .select(sql<number>`1`.as('one'))
+    .where('project_id', '=', projectId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return !!row;
+}

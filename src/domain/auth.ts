@@ -1,0 +1,176 @@
+import { sql } from 'kysely';
+import type { UsersTable } from '../db/types.js';
+import { ERR } from '../shared/errors.js';
+import type { Actor, Ctx, Services, Tx } from './context.js';
+import { AppError, badRequest, forbidden, unauthorized } from './errors.js';
+import { newId, nowIso } from './ids.js';
+import { verifyPassword } from './passwords.js';
+import { hashToken, newApiKey, newSessionToken } from './tokens.js';
+
+export interface NewSession {
+  token: string;
+  expires: string;
+}
+
+/** Creates a session and returns its token (only the hash is stored). */
+export async function createSession(s: Services, tx: Tx, userId: string): Promise<NewSession> {
+  const token = newSessionToken();
+  const now = new Date();
+  const expires = new Date(now.getTime() + s.config.sessionDays * 86_400_000).toISOString();
+  await tx
+    .insertInto('sessions')
+    .values({
+      id: newId(),
+      user_id: userId,
+      token_hash: hashToken(token),
+      created_at: now.toISOString(),
+      expires_at: expires,
+    })
+    .execute();
+  return { token, expires };
+}
+
+export async function findUserByLogin(tx: Tx, login: string): Promise<UsersTable | undefined> {
+  const l = login.trim().toLowerCase();
+  return tx
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb.or([eb(sql`lower(username)`, '=', l), eb(sql`lower(email)`, '=', l)]))
+    .executeTakeFirst();
+}
+
+/** Checks credentials: 401 for wrong ones, 403 for a disabled account. */
+export async function checkCredentials(s: Services, login: string, password: string): Promise<UsersTable> {
+  const user = await findUserByLogin(s.db.kysely, login);
+  const ok = await verifyPassword(user?.password_hash, password);
+  if (!user || !ok) throw unauthorized(ERR.invalidCredentials);
+  if (user.is_active !== 1) throw forbidden(ERR.accountDisabled);
+  return user;
+}
+
+export async function login(s: Services, loginName: string, password: string) {
+  const user = await checkCredentials(s, loginName, password);
+  const session = await createSession(s, s.db.kysely, user.id);
+  return { user, session };
+}
+
+export interface ResolvedSession {
+  actor: Actor;
+  user: UsersTable;
+  expires: string;
+}
+
+/** Resolves a session cookie to its user; expired sessions and disabled users resolve to null. */
+export async function resolveSession(s: Services, token: string): Promise<ResolvedSession | null> {
+  const row = await s.db.kysely
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .selectAll('users')
+    .select(['sessions.id as session_id', 'sessions.expires_at as session_expires'])
+    .where('sessions.token_hash', '=', hashToken(token))
+    .executeTakeFirst();
+  if (!row) return null;
+  if (row.session_expires <= nowIso()) {
+    await s.db.kysely.deleteFrom('sessions').where('id', '=', row.session_id).execute();
+    return null;
+  }
+  if (row.is_active !== 1) return null;
+  const { session_id, session_expires, ...user } = row;
+  return {
+    actor: {
+      userId: user.id,
+      isSystemAdmin: user.is_system_admin === 1,
+      via: 'session',
+      sessionId: session_id,
+    },
+    user,
+    expires: session_expires,
+  };
+}
+
+/** Resolves a Bearer API key; 401 `Invalid API key` for a wrong or revoked key or an inactive user. */
+export async function resolveApiKey(s: Services, key: string): Promise<Actor> {
+  const row = await s.db.kysely
+    .selectFrom('api_keys')
+    .innerJoin('users', 'users.id', 'api_keys.user_id')
+    .select([
+      'api_keys.id as key_id',
+      'api_keys.last_used_at',
+      'users.id',
+      'users.is_active',
+      'users.is_system_admin',
+    ])
+    .where('api_keys.key_hash', '=', hashToken(key))
+    .executeTakeFirst();
+  if (row?.is_active !== 1) throw new AppError(401, ERR.invalidApiKey);
+  const now = nowIso();
+  // Record use at most once a minute, so that reads stay reads.
+  if (!row.last_used_at || Date.parse(now) - Date.parse(row.last_used_at) > 60_000) {
+    await s.db.kysely
+      .updateTable('api_keys')
+      .set({ last_used_at: now })
+      .where('id', '=', row.key_id)
+      .execute();
+  }
+  return { userId: row.id, isSystemAdmin: row.is_system_admin === 1, via: 'apiKey', sessionId: null };
+}
+
+export async function deleteSessionByToken(s: Services, token: string): Promise<string | null> {
+  const row = await s.db.kysely
+    .deleteFrom('sessions')
+    .where('token_hash', '=', hashToken(token))
+    .returning('user_id')
+    .executeTakeFirst();
+  return row?.user_id ?? null;
+}
+
+/** Ends every session of a user (password change, disabling, deletion). */
+export async function endAllSessions(tx: Tx, userId: string): Promise<void> {
+  await tx.deleteFrom('sessions').where('user_id', '=', userId).execute();
+}
+
+/** Creates the user's API key, replacing any earlier one; the key itself is returned only here. */
+export async function createApiKey(ctx: Ctx, userId: string) {
+  const apiKey = newApiKey();
+  const createdAt = nowIso();
+  await ctx.db.kysely.transaction().execute(async (tx) => {
+    await tx.deleteFrom('api_keys').where('user_id', '=', userId).execute();
+    await tx
+      .insertInto('api_keys')
+      .values({
+        id: newId(),
+        user_id: userId,
+        key_hash: hashToken(apiKey),
+        created_at: createdAt,
+        last_used_at: null,
+      })
+      .execute();
+  });
+  return { apiKey, createdAt };
+}
+
+export async function apiKeyStatus(ctx: Ctx, userId: string) {
+  const row = await ctx.db.kysely
+    .selectFrom('api_keys')
+    .select(['created_at', 'last_used_at'])
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return { hasKey: !!row, createdAt: row?.created_at ?? null, lastUsedAt: row?.last_used_at ?? null };
+}
+
+export async function revokeApiKey(ctx: Ctx, userId: string) {
+  await ctx.db.kysely.deleteFrom('api_keys').where('user_id', '=', userId).execute();
+  return { success: true as const };
+}
+
+/** Checks the acting user's own password for sensitive operations. */
+export async function requirePassword(
+  s: Services,
+  userId: string,
+  password: string,
+  message: string,
+): Promise<UsersTable> {
+  const user = await s.db.kysely.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+  if (!user || !(await verifyPassword(user.password_hash, password))) throw badRequest(message);
+  return user;
+}

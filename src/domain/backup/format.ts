@@ -1,0 +1,347 @@
+import { z } from 'zod';
+import type { Database } from '../../db/types.js';
+import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage.js';
+
+/**
+ * The backup format: `{format: "docket-backup", version, exportedAt, data: {<table>: [rows]},
+ * files: {avatars|attachments|files: {<stored name>: <base64>}}}`. Rows are the database rows as
+ * they are stored (snake_case columns, 0/1 booleans, JSON text lists), password hashes included.
+ * Sessions and the event log are not part of a backup (docs/decisions/018-backup-restore-wipe.md).
+ */
+export const BACKUP_FORMAT = 'docket-backup';
+export const BACKUP_VERSION = 1;
+
+export type BackupTable = Exclude<keyof Database, 'sessions' | 'events'>;
+
+/** The tables in a backup, parents first (the insert order; deletes run in reverse). */
+export const BACKUP_TABLES = [
+  'users',
+  'api_keys',
+  'system_settings',
+  'projects',
+  'columns',
+  'project_members',
+  'labels',
+  'sprints',
+  'sprint_settings',
+  'tickets',
+  'ticket_labels',
+  'ticket_watchers',
+  'ticket_links',
+  'comments',
+  'attachments',
+  'uploads',
+  'ticket_history',
+  'sprint_ticket_history',
+] as const satisfies readonly BackupTable[];
+
+const id = z.string().min(1).max(200);
+const text = (max = 1_000_000) => z.string().max(max);
+const stamp = z.string().min(1).max(64);
+const optStamp = stamp.nullable();
+const flag = z.union([z.literal(0), z.literal(1)]);
+const int = z.number().int();
+const count = z.number().int().nonnegative();
+const jsonStringList = z.string().refine((v) => {
+  try {
+    const parsed = JSON.parse(v);
+    return Array.isArray(parsed) && parsed.every((x) => typeof x === 'string');
+  } catch {
+    return false;
+  }
+}, 'Must be a JSON array of strings');
+
+/** One schema per table: every column, nothing else. */
+export const ROW_SCHEMAS = {
+  users: z.strictObject({
+    id,
+    username: text(100).min(1),
+    email: text(320).nullable(),
+    name: text(1000).nullable(),
+    password_hash: text(1000).min(1),
+    avatar: text(200).nullable(),
+    is_system_admin: flag,
+    is_active: flag,
+    must_change_password: flag,
+    created_at: stamp,
+    updated_at: stamp,
+  }),
+  api_keys: z.strictObject({
+    id,
+    user_id: id,
+    key_hash: text(1000).min(1),
+    created_at: stamp,
+    last_used_at: optStamp,
+  }),
+  system_settings: z.strictObject({
+    id,
+    max_image_size: count,
+    max_video_size: count,
+    max_document_size: count,
+    max_attachments_per_ticket: count,
+    allowed_image_types: jsonStringList,
+    allowed_video_types: jsonStringList,
+    allowed_document_types: jsonStringList,
+    updated_at: stamp,
+  }),
+  projects: z.strictObject({
+    id,
+    name: text(1000).min(1),
+    key: text(50).min(1),
+    description: text().nullable(),
+    color: text(50),
+    ticket_counter: count,
+    sprint_counter: count,
+    created_at: stamp,
+    updated_at: stamp,
+  }),
+  columns: z.strictObject({
+    id,
+    project_id: id,
+    name: text(1000).min(1),
+    position: count,
+    created_at: stamp,
+  }),
+  project_members: z.strictObject({
+    id,
+    project_id: id,
+    user_id: id,
+    role: z.enum(['owner', 'admin', 'member']),
+    created_at: stamp,
+  }),
+  labels: z.strictObject({ id, project_id: id, name: text(1000).min(1), color: text(50), created_at: stamp }),
+  sprints: z.strictObject({
+    id,
+    project_id: id,
+    name: text(1000).min(1),
+    goal: text().nullable(),
+    start_date: optStamp,
+    end_date: optStamp,
+    status: z.enum(['planning', 'active', 'completed']),
+    budget: z.number().nullable(),
+    started_at: optStamp,
+    completed_at: optStamp,
+    created_at: stamp,
+    updated_at: stamp,
+  }),
+  sprint_settings: z.strictObject({
+    project_id: id,
+    default_sprint_duration: count,
+    auto_carry_over: flag,
+    done_column_ids: jsonStringList,
+  }),
+  tickets: z.strictObject({
+    id,
+    project_id: id,
+    number: count,
+    title: text(10_000).min(1),
+    description: text().nullable(),
+    type: text(50).min(1),
+    priority: text(50).min(1),
+    column_id: id,
+    position: count,
+    assignee_id: id.nullable(),
+    reporter_id: id.nullable(),
+    sprint_id: id.nullable(),
+    parent_id: id.nullable(),
+    story_points: int.nullable(),
+    estimate: text(1000).nullable(),
+    start_date: optStamp,
+    due_date: optStamp,
+    environment: text(10_000).nullable(),
+    affected_version: text(1000).nullable(),
+    fix_version: text(1000).nullable(),
+    is_carried_over: flag,
+    carried_from_sprint_id: id.nullable(),
+    carried_over_count: count,
+    created_at: stamp,
+    updated_at: stamp,
+  }),
+  ticket_labels: z.strictObject({ ticket_id: id, label_id: id }),
+  ticket_watchers: z.strictObject({ ticket_id: id, user_id: id }),
+  ticket_links: z.strictObject({
+    id,
+    source_ticket_id: id,
+    target_ticket_id: id,
+    link_type: z.enum(['blocks', 'duplicates', 'relates_to']),
+    created_by: id.nullable(),
+    created_at: stamp,
+  }),
+  comments: z.strictObject({
+    id,
+    ticket_id: id,
+    author_id: id.nullable(),
+    content: text(),
+    created_at: stamp,
+    updated_at: stamp,
+  }),
+  attachments: z.strictObject({
+    id,
+    ticket_id: id,
+    uploader_id: id.nullable(),
+    filename: text(1000).min(1),
+    mime_type: text(255).min(1),
+    size: count,
+    stored_name: text(200).refine(isSafeStoredName, 'Not a valid stored file name'),
+    created_at: stamp,
+  }),
+  uploads: z.strictObject({
+    id,
+    uploader_id: id.nullable(),
+    filename: text(1000).min(1),
+    mime_type: text(255).min(1),
+    size: count,
+    stored_name: text(200).refine(isSafeStoredName, 'Not a valid stored file name'),
+    created_at: stamp,
+  }),
+  ticket_history: z.strictObject({
+    id,
+    ticket_id: id,
+    field: text(200).min(1),
+    old_value: text().nullable(),
+    new_value: text().nullable(),
+    changed_by: id.nullable(),
+    changed_at: stamp,
+  }),
+  sprint_ticket_history: z.strictObject({
+    id,
+    sprint_id: id,
+    ticket_id: id,
+    entry_type: z.enum(['added', 'carried_over']),
+    entered_at: stamp,
+    exit_status: z.enum(['completed', 'carried_over', 'removed']).nullable(),
+    exited_at: optStamp,
+    story_points: int.nullable(),
+  }),
+} satisfies Record<BackupTable, z.ZodType>;
+
+/** The columns that identify a row: the keyset for paging on export and for duplicate checks on import. */
+export const KEY_COLUMNS: Record<BackupTable, readonly string[]> = {
+  users: ['id'],
+  api_keys: ['id'],
+  system_settings: ['id'],
+  projects: ['id'],
+  columns: ['id'],
+  project_members: ['id'],
+  labels: ['id'],
+  sprints: ['id'],
+  sprint_settings: ['project_id'],
+  tickets: ['id'],
+  ticket_labels: ['ticket_id', 'label_id'],
+  ticket_watchers: ['ticket_id', 'user_id'],
+  ticket_links: ['id'],
+  comments: ['id'],
+  attachments: ['id'],
+  uploads: ['id'],
+  ticket_history: ['id'],
+  sprint_ticket_history: ['id'],
+};
+
+/** References between records (the foreign keys): column -> table whose id it names. */
+export const REFERENCES: Partial<Record<BackupTable, Record<string, BackupTable>>> = {
+  api_keys: { user_id: 'users' },
+  columns: { project_id: 'projects' },
+  project_members: { project_id: 'projects', user_id: 'users' },
+  labels: { project_id: 'projects' },
+  sprints: { project_id: 'projects' },
+  sprint_settings: { project_id: 'projects' },
+  tickets: {
+    project_id: 'projects',
+    column_id: 'columns',
+    assignee_id: 'users',
+    reporter_id: 'users',
+    sprint_id: 'sprints',
+    parent_id: 'tickets',
+    carried_from_sprint_id: 'sprints',
+  },
+  ticket_labels: { ticket_id: 'tickets', label_id: 'labels' },
+  ticket_watchers: { ticket_id: 'tickets', user_id: 'users' },
+  ticket_links: { source_ticket_id: 'tickets', target_ticket_id: 'tickets', created_by: 'users' },
+  comments: { ticket_id: 'tickets', author_id: 'users' },
+  attachments: { ticket_id: 'tickets', uploader_id: 'users' },
+  uploads: { uploader_id: 'users' },
+  ticket_history: { ticket_id: 'tickets', changed_by: 'users' },
+  sprint_ticket_history: { sprint_id: 'sprints', ticket_id: 'tickets' },
+};
+
+/** Columns naming a stored file: the file must be in the backup. */
+export const FILE_REFERENCES: Partial<Record<BackupTable, { column: string; kind: FileKind }>> = {
+  users: { column: 'avatar', kind: 'avatars' },
+  attachments: { column: 'stored_name', kind: 'attachments' },
+  uploads: { column: 'stored_name', kind: 'files' },
+};
+
+/**
+ * Case-insensitive uniqueness the database enforces, checked up front so that a bad file gets a
+ * clear message instead of a constraint error.
+ */
+export const UNIQUE_KEYS: Partial<
+  Record<BackupTable, { name: string; of: (row: Record<string, unknown>) => string | null }[]>
+> = {
+  users: [
+    { name: 'username', of: (r) => String(r.username).toLowerCase() },
+    { name: 'email', of: (r) => (r.email === null ? null : String(r.email).toLowerCase()) },
+  ],
+  projects: [{ name: 'key', of: (r) => String(r.key) }],
+  columns: [
+    { name: 'name in its project', of: (r) => `${r.project_id}\u0000${String(r.name).toLowerCase()}` },
+  ],
+  labels: [
+    { name: 'name in its project', of: (r) => `${r.project_id}\u0000${String(r.name).toLowerCase()}` },
+  ],
+  tickets: [{ name: 'number in its project', of: (r) => `${r.project_id}\u0000${r.number}` }],
+  project_members: [
+    { name: 'user in its project', of: (r) => `${r.project_id}\u0000${r.user_id}` },
+    { name: 'owner of its project', of: (r) => (r.role === 'owner' ? String(r.project_id) : null) },
+  ],
+  sprints: [
+    {
+      name: 'active sprint of its project',
+      of: (r) => (r.status === 'active' ? String(r.project_id) : null),
+    },
+  ],
+  api_keys: [
+    { name: 'user', of: (r) => String(r.user_id) },
+    { name: 'key', of: (r) => String(r.key_hash) },
+  ],
+  ticket_links: [
+    { name: 'link', of: (r) => `${r.source_ticket_id}\u0000${r.target_ticket_id}\u0000${r.link_type}` },
+  ],
+  attachments: [{ name: 'stored name', of: (r) => String(r.stored_name) }],
+  uploads: [{ name: 'stored name', of: (r) => String(r.stored_name) }],
+};
+
+export const isBackupTable = (name: string): name is BackupTable =>
+  (BACKUP_TABLES as readonly string[]).includes(name);
+export const isFileKind = (name: string): name is FileKind =>
+  (FILE_KINDS as readonly string[]).includes(name);
+
+export type Row = Record<string, unknown>;
+
+/**
+ * Upgrades from older backup versions: UPGRADES[v] turns one row of a version-v backup into the
+ * rows of version v+1 (it may rename the table, change columns, drop or split the row). Restore
+ * applies the chain from the file's version up to BACKUP_VERSION. Version 1 is the first format,
+ * so the chain is empty today; a schema change adds `UPGRADES[1]` together with BACKUP_VERSION = 2.
+ */
+export type RowUpgrade = (table: string, row: Row) => { table: string; row: Row }[];
+export const UPGRADES: Record<number, RowUpgrade> = {};
+
+/** The oldest version that can be restored. */
+export const OLDEST_VERSION = 1;
+
+export function upgradeRow(
+  fromVersion: number,
+  table: string,
+  row: Row,
+  upgrades: Record<number, RowUpgrade> = UPGRADES,
+  target = BACKUP_VERSION,
+): { table: string; row: Row }[] {
+  let rows = [{ table, row }];
+  for (let v = fromVersion; v < target; v++) {
+    const step = upgrades[v];
+    if (!step) throw new Error(`No upgrade from backup version ${v}`);
+    rows = rows.flatMap((r) => step(r.table, r.row));
+  }
+  return rows;
+}

@@ -1,0 +1,252 @@
+import { sql } from 'kysely';
+import type { z } from 'zod';
+import type { ColumnsTable } from '../db/types.js';
+import { ERR } from '../shared/errors.js';
+import {
+  type createColumnBody,
+  type deleteColumnBody,
+  PROJECT_ERR,
+  type updateColumnBody,
+} from '../shared/projects.js';
+import { projectAccess } from './access.js';
+import { lockBoard } from './board-lock.js';
+import { actorOf, type Ctx, type Tx, transact } from './context.js';
+import { conflict, invalidField, isUniqueViolation, notFound } from './errors.js';
+import { newId, nowIso } from './ids.js';
+import { presentColumn } from './presenters/projects.js';
+import { DEFAULT_COLUMNS } from './projects.js';
+
+const byPosition = (tx: Tx, projectId: string) =>
+  tx
+    .selectFrom('columns')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .orderBy('position')
+    .orderBy('created_at')
+    .execute();
+
+/** A column of the project, or 404 `Column not found`. */
+export async function columnInProject(tx: Tx, projectId: string, columnId: string): Promise<ColumnsTable> {
+  const col = await tx
+    .selectFrom('columns')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('id', '=', columnId.toLowerCase())
+    .executeTakeFirst();
+  if (!col) throw notFound(ERR.columnNotFound);
+  return col;
+}
+
+async function assertNameFree(tx: Tx, projectId: string, name: string, exceptId?: string) {
+  let q = tx
+    .selectFrom('columns')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where(sql`lower(name)`, '=', name.toLowerCase());
+  if (exceptId) q = q.where('id', '<>', exceptId);
+  if (await q.executeTakeFirst()) throw conflict(ERR.columnExists);
+}
+
+const uniqueToConflict = (err: unknown): never => {
+  if (isUniqueViolation(err)) throw conflict(ERR.columnExists);
+  throw err;
+};
+
+/** The board's columns by order; an empty board receives the default columns first. */
+export async function listColumns(ctx: Ctx, ref: string) {
+  const { project } = await projectAccess(ctx, ctx.db.kysely, ref);
+  let cols = await byPosition(ctx.db.kysely, project.id);
+  if (cols.length === 0) {
+    cols = await transact(ctx, async (tx) => {
+      await lockBoard(ctx, tx, project.id);
+      const again = await byPosition(tx, project.id);
+      if (again.length > 0) return again;
+      const now = nowIso();
+      const rows = DEFAULT_COLUMNS.map((name, i) => ({
+        id: newId(),
+        project_id: project.id,
+        name,
+        position: i,
+        created_at: now,
+      }));
+      await tx.insertInto('columns').values(rows).execute();
+      return rows;
+    }).catch(async (err) => {
+      // Another request created them at the same moment (SQLite has no row lock to wait on).
+      if (isUniqueViolation(err)) return byPosition(ctx.db.kysely, project.id);
+      throw err;
+    });
+  }
+  return cols.map(presentColumn);
+}
+
+/** Adds a column at `order` (default: the end); the columns after it shift right. */
+export async function createColumn(ctx: Ctx, ref: string, body: z.infer<typeof createColumnBody>) {
+  return transact(ctx, async (tx, emit) => {
+    const { project } = await projectAccess(ctx, tx, ref, 'admin');
+    await lockBoard(ctx, tx, project.id);
+    await assertNameFree(tx, project.id, body.name);
+    const cols = await byPosition(tx, project.id);
+    const position = Math.min(body.order ?? cols.length, cols.length);
+    await tx
+      .updateTable('columns')
+      .set((eb) => ({ position: eb('position', '+', 1) }))
+      .where('project_id', '=', project.id)
+      .where('position', '>=', position)
+      .execute();
+    const row: ColumnsTable = {
+      id: newId(),
+      project_id: project.id,
+      name: body.name,
+      position,
+      created_at: nowIso(),
+    };
+    await tx.insertInto('columns').values(row).execute().catch(uniqueToConflict);
+    const out = presentColumn(row);
+    emit({ scope: 'project', type: 'column.created', projectId: project.id, data: out });
+    return out;
+  });
+}
+
+/** Renames and/or moves a column; the others shift so that orders stay 0..n-1. */
+export async function updateColumn(
+  ctx: Ctx,
+  ref: string,
+  columnId: string,
+  body: z.infer<typeof updateColumnBody>,
+) {
+  return transact(ctx, async (tx, emit) => {
+    const { project } = await projectAccess(ctx, tx, ref, 'admin');
+    await lockBoard(ctx, tx, project.id);
+    const col = await columnInProject(tx, project.id, columnId);
+    const next = { ...col };
+    if (body.name !== undefined && body.name !== col.name) {
+      await assertNameFree(tx, project.id, body.name, col.id);
+      next.name = body.name;
+    }
+    if (body.order !== undefined) {
+      const count = (await byPosition(tx, project.id)).length;
+      const to = Math.min(body.order, count - 1);
+      if (to < col.position) {
+        await tx
+          .updateTable('columns')
+          .set((eb) => ({ position: eb('position', '+', 1) }))
+          .where('project_id', '=', project.id)
+          .where('position', '>=', to)
+          .where('position', '<', col.position)
+          .execute();
+      } else if (to > col.position) {
+        await tx
+          .updateTable('columns')
+          .set((eb) => ({ position: eb('position', '-', 1) }))
+          .where('project_id', '=', project.id)
+          .where('position', '>', col.position)
+          .where('position', '<=', to)
+          .execute();
+      }
+      next.position = to;
+    }
+    if (next.name === col.name && next.position === col.position) return presentColumn(col);
+    await tx
+      .updateTable('columns')
+      .set({ name: next.name, position: next.position })
+      .where('id', '=', col.id)
+      .execute()
+      .catch(uniqueToConflict);
+    const out = presentColumn(next);
+    emit({ scope: 'project', type: 'column.updated', projectId: project.id, data: out });
+    return out;
+  });
+}
+
+/**
+ * Deletes a column. Its tickets go to the end of `moveTicketsTo` (required when it holds any),
+ * keeping their order; the last column cannot be deleted.
+ */
+export async function deleteColumn(
+  ctx: Ctx,
+  ref: string,
+  columnId: string,
+  body: z.infer<typeof deleteColumnBody>,
+) {
+  const actor = actorOf(ctx);
+  return transact(ctx, async (tx, emit) => {
+    const { project } = await projectAccess(ctx, tx, ref, 'admin');
+    await lockBoard(ctx, tx, project.id);
+    const col = await columnInProject(tx, project.id, columnId);
+    const cols = await byPosition(tx, project.id);
+    if (cols.length <= 1) throw conflict(ERR.needOneColumn);
+    const tickets = await tx
+      .selectFrom('tickets')
+      .select(['id', 'position'])
+      .where('column_id', '=', col.id)
+      .orderBy('position')
+      .orderBy('number')
+      .execute();
+    let target: ColumnsTable | undefined;
+    if (body?.moveTicketsTo !== undefined) {
+      target = cols.find((c) => c.id === body.moveTicketsTo?.toLowerCase() && c.id !== col.id);
+      if (!target) throw invalidField('moveTicketsTo', 'Must be another column of this board');
+    }
+    if (tickets.length > 0) {
+      if (!target) throw invalidField('moveTicketsTo', PROJECT_ERR.moveTicketsToRequired);
+      const base = await tx
+        .selectFrom('tickets')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('column_id', '=', target.id)
+        .executeTakeFirstOrThrow();
+      const now = nowIso();
+      let pos = Number(base.n);
+      for (const t of tickets) {
+        await tx
+          .updateTable('tickets')
+          .set({ column_id: target.id, position: pos++, updated_at: now })
+          .where('id', '=', t.id)
+          .execute();
+      }
+      await tx
+        .insertInto('ticket_history')
+        .values(
+          tickets.map((t) => ({
+            id: newId(),
+            ticket_id: t.id,
+            field: 'status',
+            old_value: col.name,
+            new_value: target.name,
+            changed_by: actor.userId,
+            changed_at: now,
+          })),
+        )
+        .execute();
+    }
+    await tx.deleteFrom('columns').where('id', '=', col.id).execute();
+    await tx
+      .updateTable('columns')
+      .set((eb) => ({ position: eb('position', '-', 1) }))
+      .where('project_id', '=', project.id)
+      .where('position', '>', col.position)
+      .execute();
+    const settings = await tx
+      .selectFrom('sprint_settings')
+      .select('done_column_ids')
+      .where('project_id', '=', project.id)
+      .executeTakeFirst();
+    if (settings) {
+      const done = JSON.parse(settings.done_column_ids) as string[];
+      if (done.includes(col.id)) {
+        await tx
+          .updateTable('sprint_settings')
+          .set({ done_column_ids: JSON.stringify(done.filter((id) => id !== col.id)) })
+          .where('project_id', '=', project.id)
+          .execute();
+      }
+    }
+    emit({
+      scope: 'project',
+      type: 'column.deleted',
+      projectId: project.id,
+      data: { id: col.id, moveTicketsTo: target?.id ?? null, movedTicketIds: tickets.map((t) => t.id) },
+    });
+    return { success: true as const };
+  });
+}

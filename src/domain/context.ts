@@ -1,0 +1,65 @@
+import type { Kysely } from 'kysely';
+import type { Db } from '../db/connect.js';
+import type { Database } from '../db/types.js';
+import { appendEvents } from '../events/log.js';
+import type { EventSink, NewEvent, StoredEvent } from '../events/types.js';
+import type { FileStore } from '../files/storage.js';
+import type { Config } from '../server/config.js';
+import { unauthorized } from './errors.js';
+
+export interface Actor {
+  userId: string;
+  isSystemAdmin: boolean;
+  via: 'session' | 'apiKey';
+  sessionId: string | null;
+}
+
+export interface Logger {
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+}
+
+/** What the use cases need from the outside world, built once per app. */
+export interface Services {
+  db: Db;
+  config: Config;
+  events: EventSink;
+  files: FileStore;
+  log: Logger;
+}
+
+/** One request's context: the services, who acts, and the tab that caused it. */
+export interface Ctx extends Services {
+  actor: Actor | null;
+  tabId: string | null;
+}
+
+export type Tx = Kysely<Database>;
+export type Emit = (event: NewEvent) => void;
+
+/**
+ * Runs `fn` in one transaction. Events emitted inside are written to the log in the same
+ * transaction and handed to the event sink only after the commit, so no client sees a change that
+ * rolled back, and none misses one that committed.
+ */
+export async function transact<T>(
+  ctx: Services & { tabId?: string | null },
+  fn: (tx: Tx, emit: Emit) => Promise<T>,
+): Promise<T> {
+  let stored: StoredEvent[] = [];
+  const result = await ctx.db.kysely.transaction().execute(async (tx) => {
+    const pending: NewEvent[] = [];
+    const value = await fn(tx, (e) => pending.push(e));
+    stored = await appendEvents(tx, ctx.db.dialect, pending, ctx.tabId ?? null);
+    return value;
+  });
+  if (stored.length > 0) ctx.events.published(stored);
+  return result;
+}
+
+/** The acting user, or a 401 when there is none (routes normally guarantee one). */
+export function actorOf(ctx: Ctx): Actor {
+  if (!ctx.actor) throw unauthorized();
+  return ctx.actor;
+}

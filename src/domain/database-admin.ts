@@ -1,0 +1,62 @@
+import { ERR } from '../shared/errors.js';
+import { requirePassword } from './auth.js';
+import { backupStream } from './backup/export.js';
+import { restoreBackup } from './backup/restore.js';
+import { wipeAllProjects, wipeEverything } from './backup/wipe.js';
+import { actorOf, type Ctx } from './context.js';
+
+/**
+ * The administrator's database operations (SPEC "Admin", database operations). Each one checks the
+ * acting administrator's password and writes an audit line (who, what; the logger adds when).
+ */
+async function confirm(ctx: Ctx, password: string) {
+  const actor = actorOf(ctx);
+  const admin = await requirePassword(ctx, actor.userId, password, ERR.invalidPasswordConfirmation);
+  return { admin: admin.id, adminUsername: admin.username };
+}
+
+export async function exportDatabase(ctx: Ctx, confirmPassword: string) {
+  const who = await confirm(ctx, confirmPassword);
+  ctx.log.info({ ...who, action: 'database.export' }, 'administrator exported the database');
+  // The first piece opens the snapshot: a failure there is still an ordinary error response, not a
+  // download that breaks off.
+  const stream = backupStream(ctx);
+  const first = await stream.next();
+  return (async function* () {
+    if (!first.done) yield first.value;
+    yield* stream;
+  })();
+}
+
+export async function importDatabase(ctx: Ctx, file: string, confirmPassword: string) {
+  const who = await confirm(ctx, confirmPassword);
+  ctx.log.info({ ...who, action: 'database.import.start' }, 'administrator started an import');
+  try {
+    const result = await restoreBackup(ctx, file);
+    ctx.log.info(
+      { ...who, action: 'database.import', imported: result.imported, files: result.files },
+      'administrator imported a backup',
+    );
+    return result;
+  } catch (err) {
+    ctx.log.warn(
+      { ...who, action: 'database.import.failed', error: (err as Error).message },
+      'import failed; nothing changed',
+    );
+    throw err;
+  }
+}
+
+export async function wipeDatabase(ctx: Ctx, confirmPassword: string) {
+  const who = await confirm(ctx, confirmPassword);
+  const result = await wipeEverything(ctx);
+  ctx.log.info({ ...who, action: 'database.wipe' }, 'administrator wiped all data');
+  return result;
+}
+
+export async function wipeProjects(ctx: Ctx, confirmPassword: string) {
+  const who = await confirm(ctx, confirmPassword);
+  const wiped = await wipeAllProjects(ctx);
+  ctx.log.info({ ...who, action: 'database.wipe-projects', wiped }, 'administrator wiped all projects');
+  return wiped;
+}

@@ -1,0 +1,303 @@
+import type { SelectQueryBuilder } from 'kysely';
+import type { Database, TicketsTable } from '../../db/types.js';
+import { INVERSE_LINK, type LinkType } from '../../shared/tickets.js';
+import type { Tx } from '../context.js';
+import { arg, runPrepared } from '../prepared.js';
+import { avatarUrl, DELETED_USER } from './users.js';
+
+type IdSource = readonly string[] | SelectQueryBuilder<Database, any, { id: string }>;
+
+/** The fields every ticket read has (SPEC "Ticket"); optional fields are null when empty. */
+export const presentTicketBase = (t: TicketsTable, projectKey: string) => ({
+  id: t.id,
+  number: t.number,
+  key: `${projectKey}-${t.number}`,
+  title: t.title,
+  description: t.description,
+  type: t.type,
+  priority: t.priority,
+  order: t.position,
+  columnId: t.column_id,
+  assigneeId: t.assignee_id,
+  reporterId: t.reporter_id,
+  sprintId: t.sprint_id,
+  parentId: t.parent_id,
+  storyPoints: t.story_points,
+  estimate: t.estimate,
+  startDate: t.start_date,
+  dueDate: t.due_date,
+  environment: t.environment,
+  affectedVersion: t.affected_version,
+  fixVersion: t.fix_version,
+  isCarriedOver: t.is_carried_over === 1,
+  carriedFromSprintId: t.carried_from_sprint_id,
+  carriedOverCount: t.carried_over_count,
+  projectId: t.project_id,
+  createdAt: t.created_at,
+  updatedAt: t.updated_at,
+});
+
+type Person = { id: string; name: string; avatar: string | null };
+const person = (
+  id: string | null,
+  username: string | null,
+  name: string | null,
+  avatar: string | null,
+): Person | null => (id && username ? { id, name: name ?? username, avatar: avatarUrl(avatar) } : null);
+
+const inIds = (ids: IdSource) => ids as never;
+
+function pushTo<T>(map: Map<string, T[]>, key: string, value: T) {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** Labels of many tickets in one query, by ticket id, each list by name. */
+const labelsQuery = (tx: Tx, ids: IdSource) =>
+  tx
+    .selectFrom('ticket_labels as tl')
+    .innerJoin('labels as l', 'l.id', 'tl.label_id')
+    .select(['tl.ticket_id', 'l.id', 'l.name', 'l.color'])
+    .where('tl.ticket_id', 'in', inIds(ids))
+    .orderBy('l.name');
+
+/** One ticket: the prepared query (the full read's hot path); several: the builder. */
+const isOne = (ids: IdSource): ids is readonly [string] => Array.isArray(ids) && ids.length === 1;
+
+async function labelsOf(tx: Tx, ids: IdSource) {
+  const rows = isOne(ids)
+    ? await runPrepared(tx, 'ticket-labels-1', (db) => labelsQuery(db, [arg(0)]), ids)
+    : await labelsQuery(tx, ids).execute();
+  const out = new Map<string, { id: string; name: string; color: string }[]>();
+  for (const r of rows) {
+    pushTo(out, r.ticket_id, { id: r.id, name: r.name, color: r.color });
+  }
+  return out;
+}
+
+/** Watchers of many tickets in one query, by ticket id. */
+const watchersQuery = (tx: Tx, ids: IdSource) =>
+  tx
+    .selectFrom('ticket_watchers as w')
+    .innerJoin('users as u', 'u.id', 'w.user_id')
+    .select(['w.ticket_id', 'u.id', 'u.username', 'u.name', 'u.avatar'])
+    .where('w.ticket_id', 'in', inIds(ids))
+    .orderBy('u.username');
+
+async function watchersOf(tx: Tx, ids: IdSource) {
+  const rows = isOne(ids)
+    ? await runPrepared(tx, 'ticket-watchers-1', (db) => watchersQuery(db, [arg(0)]), ids)
+    : await watchersQuery(tx, ids).execute();
+  const out = new Map<string, Person[]>();
+  for (const r of rows) {
+    pushTo(out, r.ticket_id, { id: r.id, name: r.name ?? r.username, avatar: avatarUrl(r.avatar) });
+  }
+  return out;
+}
+
+/** Watcher ids of many tickets in one query (the list needs no names). */
+async function watcherIdsOf(tx: Tx, ids: IdSource) {
+  const rows = await tx
+    .selectFrom('ticket_watchers')
+    .select(['ticket_id', 'user_id'])
+    .where('ticket_id', 'in', inIds(ids))
+    .orderBy('ticket_id')
+    .orderBy('user_id')
+    .execute();
+  const out = new Map<string, string[]>();
+  for (const r of rows) pushTo(out, r.ticket_id, r.user_id);
+  return out;
+}
+
+export interface LinkView {
+  id: string;
+  linkType: LinkType;
+  ticket: { id: string; key: string; title: string; type: string; priority: string; columnId: string };
+}
+
+/** Links of many tickets in one query; each as seen from that ticket (the inverse type from the target side). */
+/** The link rows of the tickets: one table, so cheap to plan; most tickets have none. */
+const linkRowsQuery = (tx: Tx, ids: readonly string[]) =>
+  tx
+    .selectFrom('ticket_links as k')
+    .select(['k.id', 'k.link_type', 'k.source_ticket_id', 'k.target_ticket_id'])
+    .where((eb) => eb.or([eb('k.source_ticket_id', 'in', ids), eb('k.target_ticket_id', 'in', ids)]))
+    .orderBy('k.created_at')
+    .orderBy('k.id');
+
+/** The tickets at the ends of links, with their project keys (any project). */
+const linkedTicketsQuery = (tx: Tx, ids: readonly string[]) =>
+  tx
+    .selectFrom('tickets as t')
+    .innerJoin('projects as p', 'p.id', 't.project_id')
+    .select(['t.id', 't.number', 'p.key', 't.title', 't.type', 't.priority', 't.column_id'])
+    .where('t.id', 'in', ids);
+
+export async function linksOf(tx: Tx, ids: readonly string[]) {
+  const out = new Map<string, LinkView[]>();
+  if (ids.length === 0) return out;
+  const links = isOne(ids)
+    ? await runPrepared(tx, 'ticket-links-1', (db) => linkRowsQuery(db, [arg(0)]), ids)
+    : await linkRowsQuery(tx, ids).execute();
+  if (links.length === 0) return out;
+  const ends = [...new Set(links.flatMap((l) => [l.source_ticket_id, l.target_ticket_id]))];
+  const tickets = new Map((await linkedTicketsQuery(tx, ends).execute()).map((t) => [t.id, t]));
+  const view = (id: string) => {
+    const t = tickets.get(id);
+    return t
+      ? {
+          id: t.id,
+          key: `${t.key}-${t.number}`,
+          title: t.title,
+          type: t.type,
+          priority: t.priority,
+          columnId: t.column_id,
+        }
+      : null;
+  };
+  const wanted = new Set(ids);
+  for (const l of links) {
+    const type = l.link_type as LinkType;
+    const source = view(l.source_ticket_id);
+    const target = view(l.target_ticket_id);
+    if (!source || !target) continue;
+    if (wanted.has(l.source_ticket_id))
+      pushTo(out, l.source_ticket_id, { id: l.id, linkType: type, ticket: target });
+    if (wanted.has(l.target_ticket_id))
+      pushTo(out, l.target_ticket_id, { id: l.id, linkType: INVERSE_LINK[type], ticket: source });
+  }
+  return out;
+}
+
+export type TicketListItem = ReturnType<typeof presentTicketBase> & {
+  labelIds: string[];
+  watcherIds: string[];
+  labels: { id: string; name: string; color: string }[];
+  assignee: Person | null;
+};
+
+/**
+ * The list shape, for any number of tickets in a constant number of queries: `main` selects the
+ * tickets (in order, with the assignee joined), `ids` the same tickets' ids for the batched reads.
+ */
+export async function presentTicketList(
+  tx: Tx,
+  projectKey: string,
+  rows: (TicketsTable & { a_username: string | null; a_name: string | null; a_avatar: string | null })[],
+  ids: IdSource,
+): Promise<TicketListItem[]> {
+  if (rows.length === 0) return [];
+  const [labels, watchers] = await Promise.all([labelsOf(tx, ids), watcherIdsOf(tx, ids)]);
+  return rows.map((t) => {
+    const ls = labels.get(t.id) ?? [];
+    // Extending the base object instead of spreading it: no copy of ~30 fields per ticket.
+    const item = presentTicketBase(t, projectKey) as TicketListItem;
+    item.labelIds = ls.map((l) => l.id);
+    item.watcherIds = watchers.get(t.id) ?? [];
+    item.labels = ls;
+    item.assignee = person(t.assignee_id, t.a_username, t.a_name, t.a_avatar);
+    return item;
+  });
+}
+
+type FullFilter =
+  | { ids: readonly string[] }
+  | { projectId: string; id: string; number?: undefined }
+  | { projectId: string; number: number };
+
+const fullQuery = (tx: Tx) =>
+  tx
+    .selectFrom('tickets as t')
+    .innerJoin('columns as c', 'c.id', 't.column_id')
+    .leftJoin('users as a', 'a.id', 't.assignee_id')
+    .leftJoin('users as r', 'r.id', 't.reporter_id')
+    .leftJoin('sprints as s', 's.id', 't.sprint_id')
+    .selectAll('t')
+    .select((eb) => [
+      'c.name as c_name',
+      'a.username as a_username',
+      'a.name as a_name',
+      'a.avatar as a_avatar',
+      'r.username as r_username',
+      'r.name as r_name',
+      'r.avatar as r_avatar',
+      's.name as s_name',
+      eb
+        .selectFrom('attachments')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .whereRef('attachments.ticket_id', '=', 't.id')
+        .as('attachment_count'),
+      eb
+        .selectFrom('comments')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .whereRef('comments.ticket_id', '=', 't.id')
+        .as('comment_count'),
+    ]);
+
+function fullRows(tx: Tx, f: FullFilter) {
+  if ('ids' in f) return fullQuery(tx).where('t.id', 'in', f.ids).execute();
+  if (f.number !== undefined) {
+    return runPrepared(
+      tx,
+      'ticket-full-by-number',
+      (db) => fullQuery(db).where('t.project_id', '=', arg(0)).where('t.number', '=', arg<number>(1)),
+      [f.projectId, f.number],
+    );
+  }
+  return runPrepared(
+    tx,
+    'ticket-full-by-id',
+    (db) => fullQuery(db).where('t.project_id', '=', arg(0)).where('t.id', '=', arg(1)),
+    [f.projectId, f.id],
+  );
+}
+
+async function presentFullRows(tx: Tx, projectKey: string, rows: Awaited<ReturnType<typeof fullRows>>) {
+  const ids = rows.map((r) => r.id);
+  const [labels, watchers, links] = await Promise.all([
+    labelsOf(tx, ids),
+    watchersOf(tx, ids),
+    linksOf(tx, ids),
+  ]);
+  // Plain property reads: object rest on wide rows is many times slower.
+  return rows.map((t) => {
+    const ls = labels.get(t.id) ?? [];
+    const ws = watchers.get(t.id) ?? [];
+    return {
+      ...presentTicketBase(t, projectKey),
+      labelIds: ls.map((l) => l.id),
+      watcherIds: ws.map((w) => w.id),
+      column: { id: t.column_id, name: t.c_name },
+      assignee: person(t.assignee_id, t.a_username, t.a_name, t.a_avatar),
+      reporter: person(t.reporter_id, t.r_username, t.r_name, t.r_avatar) ?? { ...DELETED_USER },
+      sprint: t.sprint_id && t.s_name !== null ? { id: t.sprint_id, name: t.s_name } : null,
+      labels: ls,
+      watchers: ws.map(({ id, name }) => ({ id, name })),
+      links: links.get(t.id) ?? [],
+      attachmentCount: Number(t.attachment_count ?? 0),
+      commentCount: Number(t.comment_count ?? 0),
+    };
+  });
+}
+
+/** Full reads of tickets of one project (event payloads, bulk answers), batched, in the order given. */
+export async function presentTicketsFull(tx: Tx, projectKey: string, ticketIds: readonly string[]) {
+  if (ticketIds.length === 0) return [];
+  const views = await presentFullRows(tx, projectKey, await fullRows(tx, { ids: ticketIds }));
+  const byId = new Map(views.map((v) => [v.id, v]));
+  return ticketIds.map((id) => byId.get(id)).filter((x) => x !== undefined);
+}
+export type TicketFull = Awaited<ReturnType<typeof presentTicketsFull>>[number];
+
+/** The full read of one ticket of the project by id or key (`KEY-12`), or null: the lookup is the read. */
+export async function presentTicketByRef(
+  tx: Tx,
+  project: { id: string; key: string },
+  ref: { id: string } | { number: number },
+): Promise<TicketFull | null> {
+  const rows = await fullRows(tx, { projectId: project.id, ...ref });
+  if (rows.length === 0) return null;
+  const [view] = await presentFullRows(tx, project.key, rows);
+  return view;
+}

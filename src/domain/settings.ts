@@ -1,0 +1,87 @@
+import type { z } from 'zod';
+import type { SystemSettingsTable } from '../db/types.js';
+import { defaultSettings, type SystemSettings, type settingsPatchBody } from '../shared/accounts.js';
+import { BLOCKED_TYPES } from '../shared/limits.js';
+import type { Ctx, Services, Tx } from './context.js';
+import { invalidField } from './errors.js';
+import { nowIso } from './ids.js';
+
+export const SETTINGS_ID = 'system';
+
+const present = (r: SystemSettingsTable): SystemSettings => ({
+  id: r.id,
+  maxImageSize: Number(r.max_image_size),
+  maxVideoSize: Number(r.max_video_size),
+  maxDocumentSize: Number(r.max_document_size),
+  maxAttachmentsPerTicket: Number(r.max_attachments_per_ticket),
+  allowedImageTypes: JSON.parse(r.allowed_image_types),
+  allowedVideoTypes: JSON.parse(r.allowed_video_types),
+  allowedDocumentTypes: JSON.parse(r.allowed_document_types),
+});
+
+export function defaultSettingsRow(): SystemSettingsTable {
+  const d = defaultSettings();
+  return {
+    id: SETTINGS_ID,
+    max_image_size: d.maxImageSize,
+    max_video_size: d.maxVideoSize,
+    max_document_size: d.maxDocumentSize,
+    max_attachments_per_ticket: d.maxAttachmentsPerTicket,
+    allowed_image_types: JSON.stringify(d.allowedImageTypes),
+    allowed_video_types: JSON.stringify(d.allowedVideoTypes),
+    allowed_document_types: JSON.stringify(d.allowedDocumentTypes),
+    updated_at: nowIso(),
+  };
+}
+
+/** Creates the settings row when missing (start-up, after a wipe). */
+export async function ensureSettings(db: Tx): Promise<void> {
+  const row = await db
+    .selectFrom('system_settings')
+    .select('id')
+    .where('id', '=', SETTINGS_ID)
+    .executeTakeFirst();
+  if (!row) {
+    await db
+      .insertInto('system_settings')
+      .values(defaultSettingsRow())
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  }
+}
+
+export async function getSettings(s: Services | Ctx): Promise<SystemSettings> {
+  const row = await s.db.kysely
+    .selectFrom('system_settings')
+    .selectAll()
+    .where('id', '=', SETTINGS_ID)
+    .executeTakeFirst();
+  if (row) return present(row);
+  return { id: SETTINGS_ID, ...defaultSettings() };
+}
+
+export async function updateSettings(
+  ctx: Ctx,
+  input: z.infer<typeof settingsPatchBody>,
+): Promise<SystemSettings> {
+  for (const field of ['allowedImageTypes', 'allowedVideoTypes', 'allowedDocumentTypes'] as const) {
+    const blocked = input[field]?.find((t) => (BLOCKED_TYPES as readonly string[]).includes(t));
+    if (blocked) throw invalidField(field, `${blocked} can never be allowed`);
+  }
+  await ensureSettings(ctx.db.kysely);
+  const patch: Partial<SystemSettingsTable> = { updated_at: nowIso() };
+  if (input.maxImageSize !== undefined) patch.max_image_size = input.maxImageSize;
+  if (input.maxVideoSize !== undefined) patch.max_video_size = input.maxVideoSize;
+  if (input.maxDocumentSize !== undefined) patch.max_document_size = input.maxDocumentSize;
+  if (input.maxAttachmentsPerTicket !== undefined)
+    patch.max_attachments_per_ticket = input.maxAttachmentsPerTicket;
+  if (input.allowedImageTypes)
+    patch.allowed_image_types = JSON.stringify([...new Set(input.allowedImageTypes)]);
+  if (input.allowedVideoTypes)
+    patch.allowed_video_types = JSON.stringify([...new Set(input.allowedVideoTypes)]);
+  if (input.allowedDocumentTypes)
+    patch.allowed_document_types = JSON.stringify([...new Set(input.allowedDocumentTypes)]);
+  await ctx.db.kysely.updateTable('system_settings').set(patch).where('id', '=', SETTINGS_ID).execute();
+  ctx.log.info({ admin: ctx.actor?.userId, changes: Object.keys(input) }, 'system settings changed');
+  return getSettings(ctx);
+}

@@ -1,0 +1,91 @@
+import { FILE_KINDS, type FileKind, isSafeStoredName } from '../files/storage.js';
+import { storeReceived } from '../files/uploads.js';
+import { receiveFile, type UploadSource, uploadRules } from '../files/validate.js';
+import { isMember } from './access.js';
+import { actorOf, type Ctx } from './context.js';
+import { notFound } from './errors.js';
+import { newId, nowIso } from './ids.js';
+import { getSettings } from './settings.js';
+
+/** GET /api/upload: the upload configuration read model, from the system settings. */
+export async function getUploadConfig(ctx: Ctx) {
+  const rules = uploadRules(await getSettings(ctx));
+  return {
+    maxImageSize: rules.maxSize.image,
+    maxVideoSize: rules.maxSize.video,
+    maxDocumentSize: rules.maxSize.document,
+    allowedTypes: {
+      image: [...rules.allowed.image],
+      video: [...rules.allowed.video],
+      document: [...rules.allowed.document],
+    },
+  };
+}
+
+/** POST /api/upload: a checked file under /uploads/files, recorded with its original name. */
+export async function uploadFile(ctx: Ctx, source: UploadSource) {
+  const actor = actorOf(ctx);
+  const file = await receiveFile(ctx.files, source, uploadRules(await getSettings(ctx)));
+  return storeReceived(ctx.files, file, 'files', async (storedName) => {
+    await ctx.db.kysely
+      .insertInto('uploads')
+      .values({
+        id: newId(),
+        uploader_id: actor.userId,
+        filename: file.filename,
+        mime_type: file.mimeType,
+        size: file.size,
+        stored_name: storedName,
+        created_at: nowIso(),
+      })
+      .execute();
+    return {
+      url: `/uploads/files/${storedName}`,
+      filename: file.filename,
+      mimeType: file.mimeType,
+      size: file.size,
+    };
+  });
+}
+
+export interface ServedFile {
+  kind: FileKind;
+  name: string;
+  mimeType: string;
+  /** The name offered for downloads: the original file name (avatars: the stored name). */
+  filename: string;
+}
+
+/**
+ * The record behind `/uploads/<kind>/<name>`, if the caller may read it: avatars and uploaded
+ * files are for every signed-in user, attachments for members of their project (and system
+ * administrators). Anything else, unknown names included, is 404 so nothing is revealed.
+ */
+export async function findServedFile(ctx: Ctx, kind: string, name: string): Promise<ServedFile> {
+  const actor = actorOf(ctx);
+  const db = ctx.db.kysely;
+  if (!(FILE_KINDS as readonly string[]).includes(kind) || !isSafeStoredName(name)) throw notFound();
+  if (kind === 'avatars') {
+    const user = await db.selectFrom('users').select('id').where('avatar', '=', name).executeTakeFirst();
+    if (!user) throw notFound();
+    return { kind, name, mimeType: 'image/webp', filename: name };
+  }
+  if (kind === 'files') {
+    const row = await db
+      .selectFrom('uploads')
+      .select(['mime_type', 'filename'])
+      .where('stored_name', '=', name)
+      .executeTakeFirst();
+    if (!row) throw notFound();
+    return { kind, name, mimeType: row.mime_type, filename: row.filename };
+  }
+  const row = await db
+    .selectFrom('attachments')
+    .innerJoin('tickets', 'tickets.id', 'attachments.ticket_id')
+    .select(['attachments.mime_type', 'attachments.filename', 'tickets.project_id'])
+    .where('attachments.stored_name', '=', name)
+    .executeTakeFirst();
+  if (!row) throw notFound();
+  if (!actor.isSystemAdmin && !(await isMember(db, row.project_id, actor.userId))) throw notFound();
+  return { kind: 'attachments', name, mimeType: row.mime_type, filename: row.filename };
+}

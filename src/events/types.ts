@@ -1,0 +1,30 @@
+import type { EventScope, EventType } from '../shared/events.js';
+
+/** An event a use case emits inside its transaction. */
+export interface NewEvent {
+  scope: EventScope;
+  type: EventType;
+  data: unknown;
+  projectId?: string | null;
+  userId?: string | null;
+  /** Users who may see it, when membership cannot be looked up at delivery (a deleted project). */
+  audience?: string[] | null;
+}
+
+/** An event as written to the log: the id is the SSE id. */
+export interface StoredEvent {
+  id: number;
+  scope: EventScope;
+  type: EventType;
+  data: unknown;
+  projectId: string | null;
+  userId: string | null;
+  audience: string[] | null;
+  tabId: string | null;
+  timestamp: string;
+}
+
+/** Receives events after their transaction committed. */
+export interface EventSink {
+  published(events: StoredEvent[]): void;
+}

@@ -1,0 +1,122 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { type DocketClient, ToolError } from './client.js';
+import type { ToolDef } from './tools/common.js';
+import { TOOLS } from './tools/index.js';
+
+export const SERVER_INFO = { name: 'docket', version: '1.0.0' };
+
+const INSTRUCTIONS =
+  'Docket issue tracker. Tickets are named by key (PROJ-12); columns, sprints, labels and people by name ' +
+  '(case-insensitive, partial names accepted when unique). Types: epic, story, task, bug, subtask. ' +
+  'Priorities: lowest, low, medium, high, highest, critical. Column positions start at 1.';
+
+const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
+
+/** JSON Schema of a tool's zod shape, without the `$schema` line the SDK repeats in every schema. */
+function jsonSchema(shape: z.ZodRawShape, io: 'input' | 'output'): Tool['inputSchema'] {
+  const { $schema: _, ...schema } = z.toJSONSchema(z.object(shape), { io, target: 'draft-7' });
+  return schema as Tool['inputSchema'];
+}
+
+/**
+ * The catalogue that tools/list answers, computed once: the SDK's own listing with the per-schema
+ * `$schema` and the default `execution` left out, which keeps it about 15% shorter (docs/mcp.md).
+ */
+export const CATALOGUE: Tool[] = TOOLS.map((t) => ({
+  name: t.name,
+  description: t.description,
+  inputSchema: jsonSchema(t.input, 'input'),
+  outputSchema: jsonSchema(t.output, 'output'),
+  annotations: t.annotations,
+}));
+
+const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
+/** Strict: a parameter the tool does not have is an error, not silently ignored. */
+const ARGS = new Map(TOOLS.map((t) => [t.name, z.strictObject(t.input)]));
+
+/** A zod issue in words, for the assistant: `priority: must be one of low, medium, …`. */
+const TYPE_WORDS: Record<string, string> = { array: 'a list', int: 'a whole number', object: 'an object' };
+
+function valueAt(args: unknown, path: PropertyKey[]): unknown {
+  let v = args;
+  for (const p of path) v = v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[p] : undefined;
+  return v;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, args: unknown): string {
+  const where = issue.path.join('.');
+  const at = where ? `${where}: ` : '';
+  switch (issue.code) {
+    case 'invalid_type':
+      return valueAt(args, issue.path) === undefined
+        ? `${at}required`
+        : `${at}must be ${TYPE_WORDS[issue.expected] ?? `a ${issue.expected}`}`;
+    case 'invalid_value':
+      return `${at}must be one of ${issue.values.map(String).join(', ')}`;
+    case 'too_small':
+      return issue.origin === 'string' && Number(issue.minimum) === 1
+        ? `${at}must not be empty`
+        : `${at}must be at least ${issue.minimum}`;
+    case 'too_big':
+      return `${at}must be at most ${issue.maximum}`;
+    case 'unrecognized_keys':
+      return `unknown parameter${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`;
+    default:
+      return `${at}${issue.message}`;
+  }
+}
+
+async function runTool(tool: ToolDef, args: unknown, client: DocketClient): Promise<CallToolResult> {
+  try {
+    const result = await tool.run(args as never, client);
+    return { content: [{ type: 'text', text: result.text }], structuredContent: result.data };
+  } catch (err) {
+    if (err instanceof ToolError) return errorResult(err.message);
+    return errorResult(`Tool ${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** An MCP server with every Docket tool, acting through `client` (the HTTP API, as the key's user). */
+export function createMcpServer(client: DocketClient): McpServer {
+  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
+  for (const tool of TOOLS) {
+    server.registerTool(
+      tool.name,
+      {
+        description: tool.description,
+        inputSchema: tool.input,
+        outputSchema: tool.output,
+        annotations: tool.annotations,
+      },
+      ((args: Record<string, unknown>) => runTool(tool, args, client)) as never,
+    );
+  }
+  // The SDK's listing and argument check, replaced: a compact catalogue, and argument errors in words
+  // that also name unknown parameters (`column` given to update_ticket is not silently dropped).
+  server.server.removeRequestHandler('tools/list');
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: CATALOGUE }));
+  server.server.removeRequestHandler('tools/call');
+  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name } = request.params;
+    const tool = BY_NAME.get(name);
+    if (!tool) return errorResult(`Unknown tool: ${name}`);
+    const args = request.params.arguments ?? {};
+    const parsed = (ARGS.get(name) as z.ZodType).safeParse(args);
+    if (!parsed.success) {
+      const unknown = parsed.error.issues.some((i) => i.code === 'unrecognized_keys');
+      const known = unknown ? ` (parameters: ${Object.keys(tool.input).join(', ')})` : '';
+      return errorResult(
+        `Invalid arguments for ${name}: ${parsed.error.issues.map((i) => describeIssue(i, args)).join('; ')}${known}`,
+      );
+    }
+    return runTool(tool, parsed.data, client);
+  });
+  return server;
+}

@@ -1,0 +1,373 @@
+import { z } from 'zod';
+import { type DocketClient, seg, ToolError } from '../client.js';
+
+export { ToolError };
+
+export interface Annotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+}
+
+export const READ: Annotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true };
+export const CREATE: Annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false };
+export const UPDATE: Annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true };
+export const DELETE: Annotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true };
+
+export interface ToolResult {
+  /** Short readable text for the assistant. */
+  text: string;
+  /** The record(s), as structuredContent; matches the tool's output schema. */
+  data: Record<string, unknown>;
+}
+
+export interface ToolDef<I extends z.ZodRawShape = z.ZodRawShape, O extends z.ZodRawShape = z.ZodRawShape> {
+  name: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: Annotations;
+  run(args: z.infer<z.ZodObject<I>>, api: DocketClient): Promise<ToolResult>;
+}
+
+/** Declares a tool, keeping the argument types of its handler. */
+export const defineTool = <I extends z.ZodRawShape, O extends z.ZodRawShape>(def: ToolDef<I, O>) =>
+  def as unknown as ToolDef;
+
+// --- Records as the HTTP API returns them ------------------------------------------------------
+
+export interface ProjectRaw {
+  id: string;
+  name: string;
+  key: string;
+  description: string | null;
+  color: string;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface ColumnRaw {
+  id: string;
+  name: string;
+  order: number;
+}
+export interface UserRaw {
+  id: string;
+  username: string;
+  name: string | null;
+}
+export interface MemberRaw {
+  id: string;
+  userId: string;
+  role: string;
+  user: UserRaw;
+}
+export interface LabelRaw {
+  id: string;
+  name: string;
+  color: string;
+}
+export interface SprintRaw {
+  id: string;
+  name: string;
+  goal: string | null;
+  status: string;
+  startDate: string | null;
+  endDate: string | null;
+  budget: number | null;
+  createdAt: string;
+}
+export interface TicketRaw {
+  id: string;
+  key: string;
+  number: number;
+  title: string;
+  description: string | null;
+  type: string;
+  priority: string;
+  order: number;
+  columnId: string;
+  assigneeId: string | null;
+  sprintId: string | null;
+  parentId: string | null;
+  storyPoints: number | null;
+  estimate: string | null;
+  startDate: string | null;
+  dueDate: string | null;
+  environment: string | null;
+  affectedVersion: string | null;
+  fixVersion: string | null;
+  projectId: string;
+  createdAt: string;
+  updatedAt: string;
+  column?: { id: string; name: string } | null;
+  assignee?: { id: string; name: string } | null;
+  sprint?: { id: string; name: string } | null;
+  labels?: LabelRaw[];
+  labelIds?: string[];
+  parent?: { id: string; key: string } | null;
+  reporter?: { id: string | null; name: string } | null;
+  links?: { linkType: string; ticket: { key: string; title: string } }[];
+  commentCount?: number;
+  attachmentCount?: number;
+}
+
+// --- Paths -------------------------------------------------------------------------------------
+
+export const projectPath = (key: string) => `/api/projects/${seg(key)}`;
+
+/** Splits `proj-12` into the project key and the normalised ticket key. */
+export function parseTicketKey(key: string): { projectKey: string; ticketKey: string } {
+  const m = /^\s*([A-Za-z0-9]{2,10})-(\d+)\s*$/.exec(key);
+  if (!m) throw new ToolError(`Invalid ticket key "${key}": use the form PROJ-12`);
+  const projectKey = m[1].toUpperCase();
+  return { projectKey, ticketKey: `${projectKey}-${Number(m[2])}` };
+}
+
+export const ticketPath = (key: string) => {
+  const { projectKey, ticketKey } = parseTicketKey(key);
+  return { projectKey, ticketKey, path: `${projectPath(projectKey)}/tickets/${seg(ticketKey)}` };
+};
+
+// --- Name matching (DECISIONS sections 7 and 8) ------------------------------------------------
+
+/**
+ * Finds one record by name, ignoring case. Names are tried in the order given (for users: the
+ * username, then the display name): an exact match wins; otherwise a single partial match is
+ * accepted; several partial matches are an error that lists them, and no match is an error that
+ * lists what exists (up to 20).
+ */
+export function matchOne<T>(
+  items: T[],
+  query: string,
+  names: (item: T) => (string | null | undefined)[],
+  kind: string,
+  label: (item: T) => string = (i) => names(i)[0] ?? '',
+): T {
+  const q = query.trim().toLowerCase();
+  const lower = (i: T) => names(i).map((n) => (n ?? '').toLowerCase());
+  const width = Math.max(0, ...items.map((i) => names(i).length));
+  for (let n = 0; n < width; n++) {
+    const exact = items.filter((i) => lower(i)[n] === q && q !== '');
+    if (exact.length === 1) return exact[0];
+    if (exact.length > 1) throw ambiguous(kind, query, exact.map(label));
+  }
+  const partial = q === '' ? [] : items.filter((i) => lower(i).some((n) => n.includes(q)));
+  if (partial.length === 1) return partial[0];
+  if (partial.length > 1) throw ambiguous(kind, query, partial.map(label));
+  const known = items.slice(0, 20).map(label);
+  const more = items.length > 20 ? ', …' : '';
+  const cap = kind[0].toUpperCase() + kind.slice(1);
+  throw new ToolError(
+    known.length
+      ? `${cap} not found: ${query} (known: ${known.join(', ')}${more})`
+      : `${cap} not found: ${query}`,
+  );
+}
+
+function ambiguous(kind: string, query: string, names: string[]) {
+  return new ToolError(`Several ${kind}s match "${query}": ${names.join(', ')}. Use a longer or exact name.`);
+}
+
+/** A user's label in messages and results: the username, with the display name when it differs. */
+export const userLabel = (u: UserRaw) =>
+  u.name && u.name !== u.username ? `${u.username} (${u.name})` : u.username;
+
+// --- Look-ups through the API ------------------------------------------------------------------
+
+export const getProject = (api: DocketClient, key: string) =>
+  api.get<ProjectRaw>(projectPath(key), { subject: { project: key } });
+export const getColumns = (api: DocketClient, key: string) =>
+  api.get<ColumnRaw[]>(`${projectPath(key)}/columns`, { subject: { project: key } });
+export const getMembers = (api: DocketClient, key: string) =>
+  api.get<MemberRaw[]>(`${projectPath(key)}/members`, { subject: { project: key } });
+export const getLabels = (api: DocketClient, key: string) =>
+  api.get<LabelRaw[]>(`${projectPath(key)}/labels`, { subject: { project: key } });
+export const getSprints = (api: DocketClient, key: string, status?: string) =>
+  api.get<SprintRaw[]>(`${projectPath(key)}/sprints`, { subject: { project: key }, query: { status } });
+
+export const findColumn = (cols: ColumnRaw[], name: string) =>
+  matchOne(cols, name, (c) => [c.name], 'column');
+export const findLabel = (labels: LabelRaw[], name: string) =>
+  matchOne(labels, name, (l) => [l.name], 'label');
+export const findSprint = (sprints: SprintRaw[], name: string) =>
+  matchOne(sprints, name, (s) => [s.name], 'sprint');
+export const findMember = (members: MemberRaw[], name: string) =>
+  matchOne(
+    members,
+    name,
+    (m) => [m.user.username, m.user.name],
+    'member',
+    (m) => userLabel(m.user),
+  );
+
+/** Any active user by username or display name (for add_member). */
+export async function findUser(api: DocketClient, name: string): Promise<UserRaw> {
+  const users = await api.get<UserRaw[]>('/api/users', { query: { search: name.trim(), limit: 200 } });
+  return matchOne(users, name, (u) => [u.username, u.name], 'user', userLabel);
+}
+
+export async function getTicket(api: DocketClient, key: string) {
+  const t = ticketPath(key);
+  const ticket = await api.get<TicketRaw>(t.path, {
+    subject: { project: t.projectKey, ticket: t.ticketKey },
+  });
+  return { ...t, ticket };
+}
+
+// --- Presentation in the tool vocabulary -------------------------------------------------------
+
+export const lower = (s: string | null | undefined) => (s ? s.toLowerCase() : s) ?? null;
+export const dateOnly = (s: string | null | undefined) => (s ? s.slice(0, 10) : null);
+
+export const projectOut = {
+  key: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  color: z.string(),
+  id: z.string(),
+};
+export const presentProject = (p: ProjectRaw) => ({
+  key: p.key,
+  name: p.name,
+  description: p.description ?? null,
+  color: p.color,
+  id: p.id,
+});
+
+export const columnOut = z.object({ position: z.number(), name: z.string(), id: z.string() });
+export const presentColumn = (c: ColumnRaw) => ({ position: c.order + 1, name: c.name, id: c.id });
+
+export const memberOut = z.object({ username: z.string(), name: z.string().nullable(), role: z.string() });
+export const presentMember = (m: MemberRaw) => ({
+  username: m.user.username,
+  name: m.user.name,
+  role: m.role,
+});
+
+export const labelOut = z.object({ name: z.string(), color: z.string(), id: z.string() });
+export const presentLabel = (l: LabelRaw) => ({ name: l.name, color: l.color, id: l.id });
+
+export const sprintOut = {
+  name: z.string(),
+  status: z.string(),
+  goal: z.string().nullable(),
+  startDate: z.string().nullable(),
+  endDate: z.string().nullable(),
+  budget: z.number().nullable(),
+  id: z.string(),
+};
+export const presentSprint = (s: SprintRaw) => ({
+  name: s.name,
+  status: s.status,
+  goal: s.goal ?? null,
+  startDate: dateOnly(s.startDate),
+  endDate: dateOnly(s.endDate),
+  budget: s.budget ?? null,
+  id: s.id,
+});
+export const sprintLine = (s: ReturnType<typeof presentSprint>) =>
+  `${s.name} [${s.status}]${s.startDate || s.endDate ? ` ${s.startDate ?? '?'} to ${s.endDate ?? '?'}` : ''}${s.goal ? `: ${s.goal}` : ''}`;
+
+/** A ticket in a list. */
+export const ticketItemOut = z.object({
+  key: z.string(),
+  title: z.string(),
+  type: z.string(),
+  priority: z.string(),
+  column: z.string().nullable(),
+  assignee: z.string().nullable(),
+  sprint: z.string().nullable(),
+  storyPoints: z.number().nullable(),
+});
+export type TicketItem = z.infer<typeof ticketItemOut>;
+
+/** A full ticket. */
+export const ticketOut = {
+  ...ticketItemOut.shape,
+  labels: z.array(z.string()),
+  parent: z.string().nullable(),
+  description: z.string().nullable(),
+  estimate: z.string().nullable(),
+  startDate: z.string().nullable(),
+  dueDate: z.string().nullable(),
+  environment: z.string().nullable(),
+  affectedVersion: z.string().nullable(),
+  fixVersion: z.string().nullable(),
+  id: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+};
+
+export const ticketLine = (t: TicketItem) =>
+  `${t.key} ${t.title} [${t.type}, ${t.priority}] ${t.column ?? ''}${t.assignee ? ` · ${t.assignee}` : ''}${
+    t.sprint ? ` · ${t.sprint}` : ''
+  }${t.storyPoints != null ? ` · ${t.storyPoints} pts` : ''}`;
+
+/** A full ticket in the tool vocabulary: names instead of ids, lower-case type and priority. */
+export async function presentTicket(api: DocketClient, projectKey: string, t: TicketRaw) {
+  let parent: string | null = t.parent?.key ?? null;
+  if (!parent && t.parentId) {
+    const p = await api.get<TicketRaw>(`${projectPath(projectKey)}/tickets/${seg(t.parentId)}`);
+    parent = p.key;
+  }
+  return {
+    key: t.key,
+    title: t.title,
+    type: lower(t.type) ?? 'task',
+    priority: lower(t.priority) ?? 'medium',
+    column: t.column?.name ?? null,
+    assignee: t.assignee?.name ?? null,
+    sprint: t.sprint?.name ?? null,
+    storyPoints: t.storyPoints ?? null,
+    labels: (t.labels ?? []).map((l) => l.name),
+    parent,
+    description: t.description ?? null,
+    estimate: t.estimate ?? null,
+    startDate: t.startDate ?? null,
+    dueDate: t.dueDate ?? null,
+    environment: t.environment ?? null,
+    affectedVersion: t.affectedVersion ?? null,
+    fixVersion: t.fixVersion ?? null,
+    id: t.id,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+  };
+}
+export type TicketOut = Awaited<ReturnType<typeof presentTicket>>;
+
+export function ticketText(t: TicketOut, extra: string[] = []) {
+  const facts = [
+    `type ${t.type}`,
+    `priority ${t.priority}`,
+    t.column && `column ${t.column}`,
+    `assignee ${t.assignee ?? 'none'}`,
+    `sprint ${t.sprint ?? 'backlog'}`,
+    t.storyPoints != null && `${t.storyPoints} points`,
+    t.labels.length > 0 && `labels ${t.labels.join(', ')}`,
+    t.parent && `parent ${t.parent}`,
+    t.dueDate && `due ${t.dueDate}`,
+  ].filter(Boolean);
+  const desc = t.description
+    ? `\n\n${t.description.length > 2000 ? `${t.description.slice(0, 2000)}…` : t.description}`
+    : '';
+  return [`${t.key}: ${t.title}`, facts.join(' · '), ...extra].join('\n') + desc;
+}
+
+/** `12 of 57 tickets (cut at the limit of 12)`. */
+export function countText(shown: number, total: number, noun: string) {
+  if (total === 0) return `No ${noun}.`;
+  const n = total === 1 ? noun.replace(/s$/, '') : noun;
+  return shown < total ? `${shown} of ${total} ${n} (list cut; raise limit for more):` : `${total} ${n}:`;
+}
+
+export const listOut = (item: z.ZodType, name: string) => ({
+  [name]: z.array(item),
+  total: z.number(),
+  truncated: z.boolean(),
+});
+
+// --- Shared parameters -------------------------------------------------------------------------
+
+export const projectKeyParam = z.string().min(1).describe('Project key');
+export const ticketKeyParam = z.string().min(1).describe('Ticket key, e.g. PROJ-12');
+export const confirmParam = z.boolean().describe('Must be true');

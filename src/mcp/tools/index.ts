@@ -1,0 +1,17 @@
+import { columnTools } from './columns.js';
+import type { ToolDef } from './common.js';
+import { labelTools } from './labels.js';
+import { memberTools } from './members.js';
+import { projectTools } from './projects.js';
+import { sprintTools } from './sprints.js';
+import { ticketTools } from './tickets.js';
+
+/** The one set of tool definitions (SPEC "Tool server operations"), served over stdio and /api/mcp. */
+export const TOOLS: ToolDef[] = [
+  ...ticketTools,
+  ...projectTools,
+  ...sprintTools,
+  ...memberTools,
+  ...labelTools,
+  ...columnTools,
+];

@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { TOOL_LIMITS, toolLimit } from '../../shared/tools.js';
+import {
+  CREATE,
+  countText,
+  DELETE,
+  defineTool,
+  findMember,
+  findUser,
+  getMembers,
+  type MemberRaw,
+  memberOut,
+  presentMember,
+  projectKeyParam,
+  projectPath,
+  READ,
+  UPDATE,
+  type UserRaw,
+  userLabel,
+} from './common.js';
+
+const role = z.string().describe('owner, admin or member');
+const memberLine = (m: MemberRaw) => `${userLabel(m.user)}: ${m.role}`;
+
+const listMembers = defineTool({
+  name: 'list_members',
+  description: 'List a project’s members and roles.',
+  input: { projectKey: projectKeyParam },
+  output: { members: z.array(memberOut), total: z.number() },
+  annotations: READ,
+  async run({ projectKey }, api) {
+    const members = await getMembers(api, projectKey);
+    return {
+      text: [countText(members.length, members.length, 'members'), ...members.map(memberLine)].join('\n'),
+      data: { members: members.map(presentMember), total: members.length },
+    };
+  },
+});
+
+const addMember = defineTool({
+  name: 'add_member',
+  description: 'Add a user to a project by username or name.',
+  input: { projectKey: projectKeyParam, userName: z.string(), role: role.default('member') },
+  output: memberOut.shape,
+  annotations: CREATE,
+  async run(a, api) {
+    await getMembers(api, a.projectKey);
+    const user = await findUser(api, a.userName);
+    const m = await api.post<MemberRaw>(
+      `${projectPath(a.projectKey)}/members`,
+      { userId: user.id, role: a.role },
+      { subject: { project: a.projectKey } },
+    );
+    return {
+      text: `Added ${userLabel(m.user)} to ${a.projectKey.toUpperCase()} as ${m.role}`,
+      data: presentMember(m),
+    };
+  },
+});
+
+const removeMember = defineTool({
+  name: 'remove_member',
+  description: 'Remove a member from a project.',
+  input: { projectKey: projectKeyParam, userName: z.string() },
+  output: { username: z.string(), removed: z.boolean() },
+  annotations: DELETE,
+  async run(a, api) {
+    const m = findMember(await getMembers(api, a.projectKey), a.userName);
+    await api.del(`${projectPath(a.projectKey)}/members/${m.id}`, undefined, {
+      subject: { project: a.projectKey },
+    });
+    return {
+      text: `Removed ${userLabel(m.user)} from ${a.projectKey.toUpperCase()}`,
+      data: { username: m.user.username, removed: true },
+    };
+  },
+});
+
+const changeMemberRole = defineTool({
+  name: 'change_member_role',
+  description: 'Change a member’s role. Making someone owner turns the old owner into admin.',
+  input: { projectKey: projectKeyParam, userName: z.string(), role },
+  output: memberOut.shape,
+  annotations: UPDATE,
+  async run(a, api) {
+    const m = findMember(await getMembers(api, a.projectKey), a.userName);
+    const updated = await api.patch<MemberRaw>(
+      `${projectPath(a.projectKey)}/members/${m.id}`,
+      { role: a.role },
+      { subject: { project: a.projectKey } },
+    );
+    return {
+      text: `${userLabel(updated.user)} is now ${updated.role} of ${a.projectKey.toUpperCase()}`,
+      data: presentMember(updated),
+    };
+  },
+});
+
+const userOut = z.object({ username: z.string(), name: z.string().nullable() });
+
+const listUsers = defineTool({
+  name: 'list_users',
+  description: 'List active users (to add as members).',
+  input: { limit: toolLimit(TOOL_LIMITS.users.default, TOOL_LIMITS.users.max) },
+  output: { users: z.array(userOut), total: z.number(), truncated: z.boolean() },
+  annotations: READ,
+  async run({ limit }, api) {
+    const page = await api.request<UserRaw[]>('GET', '/api/users', { query: { limit } });
+    const users = page.data.map((u) => ({ username: u.username, name: u.name }));
+    const total = page.total ?? users.length;
+    return {
+      text: [countText(users.length, total, 'users'), ...page.data.map(userLabel)].join('\n'),
+      data: { users, total, truncated: users.length < total },
+    };
+  },
+});
+
+export const memberTools = [listMembers, addMember, removeMember, changeMemberRole, listUsers];

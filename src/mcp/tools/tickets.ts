@@ -1,0 +1,402 @@
+import { z } from 'zod';
+import {
+  httpPriority,
+  httpType,
+  TOOL_LIMITS,
+  toolLimit,
+  toolPriority,
+  toolType,
+} from '../../shared/tools.js';
+import type { DocketClient } from '../client.js';
+import {
+  CREATE,
+  countText,
+  DELETE,
+  defineTool,
+  findColumn,
+  findLabel,
+  findMember,
+  findSprint,
+  getColumns,
+  getLabels,
+  getMembers,
+  getProject,
+  getSprints,
+  getTicket,
+  listOut,
+  lower,
+  type MemberRaw,
+  type ProjectRaw,
+  presentTicket,
+  projectKeyParam,
+  projectPath,
+  READ,
+  type SprintRaw,
+  type TicketItem,
+  type TicketRaw,
+  ToolError,
+  ticketItemOut,
+  ticketKeyParam,
+  ticketLine,
+  ticketOut,
+  ticketText,
+  UPDATE,
+} from './common.js';
+
+const nullableText = z.string().nullable().optional();
+const date = z.string().describe('YYYY-MM-DD');
+
+/** Optional ticket fields shared by create_ticket and update_ticket. */
+const fieldShape = {
+  description: nullableText,
+  estimate: nullableText.describe('e.g. 2h, 1d'),
+  startDate: date.nullable().optional(),
+  dueDate: date.nullable().optional(),
+  environment: nullableText,
+  affectedVersion: nullableText,
+  fixVersion: nullableText,
+};
+
+type Fields = {
+  description?: string | null;
+  estimate?: string | null;
+  startDate?: string | null;
+  dueDate?: string | null;
+  environment?: string | null;
+  affectedVersion?: string | null;
+  fixVersion?: string | null;
+};
+
+/** Resolves the name parameters of create_ticket and update_ticket to the ids the API takes. */
+async function resolveRefs(
+  api: DocketClient,
+  projectKey: string,
+  a: {
+    column?: string;
+    assignee?: string | null;
+    sprint?: string | null;
+    labels?: string[];
+    parent?: string | null;
+  },
+) {
+  const [columns, members, sprints, labels, parent] = await Promise.all([
+    a.column != null ? getColumns(api, projectKey) : null,
+    a.assignee != null ? getMembers(api, projectKey) : null,
+    a.sprint != null ? getSprints(api, projectKey) : null,
+    a.labels?.length ? getLabels(api, projectKey) : null,
+    a.parent != null ? getTicket(api, a.parent) : null,
+  ]);
+  const body: Record<string, unknown> = {};
+  if (columns && a.column != null) body.columnId = findColumn(columns, a.column).id;
+  if (a.assignee === null) body.assigneeId = null;
+  else if (members && a.assignee != null) body.assigneeId = findMember(members, a.assignee).userId;
+  if (a.sprint === null) body.sprintId = null;
+  else if (sprints && a.sprint != null) body.sprintId = findOpenSprint(sprints, a.sprint).id;
+  if (a.labels) body.labelIds = labels ? [...new Set(a.labels.map((n) => findLabel(labels, n).id))] : [];
+  if (a.parent === null) body.parentId = null;
+  else if (parent) body.parentId = parent.ticket.id;
+  return body;
+}
+
+/**
+ * A sprint a ticket can join. An exact name wins among all sprints, so "Sprint 1" never means
+ * "Sprint 10"; partial names are matched among planning and active sprints. A completed sprint gets
+ * an error that says so.
+ */
+function findOpenSprint(sprints: SprintRaw[], name: string): SprintRaw {
+  const open = sprints.filter((s) => s.status !== 'completed');
+  const completed = (s: SprintRaw) => {
+    const others = open.length ? ` (open: ${open.map((o) => o.name).join(', ')})` : '';
+    return new ToolError(`${s.name} is completed: tickets can join planning or active sprints only${others}`);
+  };
+  const q = name.trim().toLowerCase();
+  const exact = sprints.filter((s) => s.name.toLowerCase() === q);
+  if (exact.length > 0) {
+    const openExact = exact.filter((s) => s.status !== 'completed');
+    if (openExact.length === 0) throw completed(exact[0]);
+    return findSprint(openExact, name);
+  }
+  try {
+    return findSprint(open, name);
+  } catch (err) {
+    if (!(err instanceof ToolError) || !err.message.startsWith('Sprint not found')) throw err;
+    let done: SprintRaw;
+    try {
+      done = findSprint(sprints, name);
+    } catch {
+      throw err;
+    }
+    throw completed(done);
+  }
+}
+
+function fieldsBody(a: Fields) {
+  const body: Record<string, unknown> = {};
+  for (const k of Object.keys(fieldShape) as (keyof Fields)[]) {
+    if (a[k] !== undefined) body[k] = a[k];
+  }
+  return body;
+}
+
+async function readBack(api: DocketClient, projectKey: string, key: string) {
+  const { ticket } = await getTicket(api, key);
+  return presentTicket(api, projectKey, ticket);
+}
+
+const getTicketTool = defineTool({
+  name: 'get_ticket',
+  description: 'Read a ticket with all its fields and links.',
+  input: { key: ticketKeyParam },
+  output: {
+    ...ticketOut,
+    reporter: z.string().nullable(),
+    links: z.array(z.object({ linkType: z.string(), key: z.string(), title: z.string() })),
+    commentCount: z.number(),
+    attachmentCount: z.number(),
+  },
+  annotations: READ,
+  async run({ key }, api) {
+    const { projectKey, ticket } = await getTicket(api, key);
+    const t = await presentTicket(api, projectKey, ticket);
+    const links = (ticket.links ?? []).map((l) => ({
+      linkType: l.linkType,
+      key: l.ticket.key,
+      title: l.ticket.title,
+    }));
+    const data = {
+      ...t,
+      reporter: ticket.reporter?.name ?? null,
+      links,
+      commentCount: ticket.commentCount ?? 0,
+      attachmentCount: ticket.attachmentCount ?? 0,
+    };
+    const extra = [
+      `reported by ${data.reporter ?? 'unknown'} · ${data.commentCount} comments · ${data.attachmentCount} attachments`,
+    ];
+    if (links.length) {
+      extra.push(
+        `links: ${links.map((l) => `${l.linkType.replaceAll('_', ' ')} ${l.key} ${l.title}`).join('; ')}`,
+      );
+    }
+    return { text: ticketText(t, extra), data };
+  },
+});
+
+const listTicketsTool = defineTool({
+  name: 'list_tickets',
+  description: 'List tickets, filtered by project and names. Without projectKey: all my projects.',
+  input: {
+    projectKey: projectKeyParam.optional(),
+    column: z.string().optional(),
+    priority: toolPriority.optional(),
+    type: toolType.optional(),
+    assignee: z.string().optional().describe('Name, or "none"'),
+    sprint: z.string().optional().describe('Name, or "backlog"'),
+    search: z.string().optional().describe('Text in key, title or description'),
+    limit: toolLimit(TOOL_LIMITS.tickets.default, TOOL_LIMITS.tickets.max),
+  },
+  output: listOut(ticketItemOut, 'tickets'),
+  annotations: READ,
+  async run(a, api) {
+    const keys = a.projectKey
+      ? [a.projectKey]
+      : (await api.get<ProjectRaw[]>('/api/projects', { query: { limit: 1000 } })).map((p) => p.key);
+    const tickets: TicketItem[] = [];
+    let total = 0;
+    let matchedSomewhere = !(a.column || a.assignee || a.sprint);
+    let lastMiss: unknown = null;
+    for (const projectKey of keys) {
+      // Only what this call needs: list items already carry the assignee's name.
+      const [columns, members, named] = await Promise.all([
+        getColumns(api, projectKey),
+        a.assignee ? getMembers(api, projectKey) : ([] as MemberRaw[]),
+        a.sprint ? getSprints(api, projectKey) : null,
+      ]);
+      const query: Record<string, string | number | undefined> = {
+        type: a.type && httpType(a.type),
+        priority: a.priority && httpPriority(a.priority),
+        q: a.search?.trim() || undefined,
+      };
+      try {
+        if (a.column) query.columnId = findColumn(columns, a.column).id;
+        if (a.assignee)
+          query.assigneeId =
+            a.assignee.toLowerCase() === 'none' ? 'none' : findMember(members, a.assignee).userId;
+        if (a.sprint && named)
+          query.sprintId = a.sprint.toLowerCase() === 'backlog' ? 'none' : findSprint(named, a.sprint).id;
+      } catch (e) {
+        // Across projects, a name that one project lacks only means it has no such tickets.
+        if (a.projectKey || !(e instanceof ToolError) || / match "/.test(e.message)) throw e;
+        lastMiss = e;
+        continue;
+      }
+      matchedSomewhere = true;
+      const remaining = a.limit - tickets.length;
+      const page = await api.request<TicketRaw[]>('GET', `${projectPath(projectKey)}/tickets`, {
+        query: { ...query, limit: Math.max(remaining, 1) },
+        subject: { project: projectKey },
+      });
+      total += page.total ?? page.data.length;
+      const shown = page.data.slice(0, Math.max(remaining, 0));
+      const sprints =
+        named ?? (shown.some((t) => t.sprintId && !t.sprint) ? await getSprints(api, projectKey) : []);
+      for (const t of shown) tickets.push(item(t, columns, members, sprints));
+    }
+    if (!matchedSomewhere && lastMiss) throw lastMiss;
+    const head = countText(tickets.length, total, 'tickets');
+    return {
+      text: [head, ...tickets.map(ticketLine)].join('\n'),
+      data: { tickets, total, truncated: tickets.length < total },
+    };
+  },
+});
+
+function item(
+  t: TicketRaw,
+  columns: { id: string; name: string }[],
+  members: MemberRaw[],
+  sprints: SprintRaw[],
+) {
+  const m = members.find((x) => x.userId === t.assigneeId);
+  return {
+    key: t.key,
+    title: t.title,
+    type: lower(t.type) ?? 'task',
+    priority: lower(t.priority) ?? 'medium',
+    column: t.column?.name ?? columns.find((c) => c.id === t.columnId)?.name ?? null,
+    assignee: t.assignee?.name ?? (m ? (m.user.name ?? m.user.username) : null),
+    sprint: t.sprint?.name ?? sprints.find((s) => s.id === t.sprintId)?.name ?? null,
+    storyPoints: t.storyPoints ?? null,
+  };
+}
+
+const createTicketTool = defineTool({
+  name: 'create_ticket',
+  description: 'Create a ticket. Names (column, assignee, sprint, labels) match partially.',
+  input: {
+    projectKey: projectKeyParam,
+    title: z.string(),
+    type: toolType.default('task'),
+    priority: toolPriority.default('medium'),
+    column: z.string().optional().describe('Default: first column'),
+    assignee: z.string().optional(),
+    storyPoints: z.number().optional().describe('1, 2, 3, 5, 8, 13 or 21'),
+    labels: z.array(z.string()).optional(),
+    sprint: z.string().optional(),
+    parent: z.string().optional().describe('Parent ticket key'),
+    ...fieldShape,
+  },
+  output: ticketOut,
+  annotations: CREATE,
+  async run(a, api) {
+    await getProject(api, a.projectKey);
+    const refs = await resolveRefs(api, a.projectKey, a);
+    const body = {
+      title: a.title,
+      type: httpType(a.type),
+      priority: httpPriority(a.priority),
+      ...(a.storyPoints !== undefined ? { storyPoints: a.storyPoints } : {}),
+      ...fieldsBody(a),
+      ...refs,
+    };
+    const created = await api.post<TicketRaw>(`${projectPath(a.projectKey)}/tickets`, body, {
+      subject: { project: a.projectKey },
+    });
+    const t = await readBack(api, a.projectKey, created.key);
+    return { text: `Created ${t.key}: ${t.title}`, data: t };
+  },
+});
+
+const updateTicketTool = defineTool({
+  name: 'update_ticket',
+  description: 'Change ticket fields; null clears. labels replaces all labels; sprint null = backlog.',
+  input: {
+    key: ticketKeyParam,
+    title: z.string().optional(),
+    type: toolType.optional(),
+    priority: toolPriority.optional(),
+    assignee: z.string().nullable().optional(),
+    storyPoints: z.number().nullable().optional(),
+    labels: z.array(z.string()).optional(),
+    sprint: z.string().nullable().optional(),
+    parent: z.string().nullable().optional(),
+    ...fieldShape,
+  },
+  output: { ...ticketOut, changed: z.array(z.string()) },
+  annotations: UPDATE,
+  async run(a, api) {
+    const { projectKey, ticketKey, path } = await getTicket(api, a.key);
+    const refs = await resolveRefs(api, projectKey, a);
+    const body: Record<string, unknown> = { ...fieldsBody(a), ...refs };
+    if (a.title !== undefined) body.title = a.title;
+    if (a.type !== undefined) body.type = httpType(a.type);
+    if (a.priority !== undefined) body.priority = httpPriority(a.priority);
+    if (a.storyPoints !== undefined) body.storyPoints = a.storyPoints;
+    const changed = Object.keys(body).map((k) => k.replace(/Ids?$/, (s) => (s === 'Ids' ? 's' : '')));
+    if (changed.length === 0) throw new ToolError('Nothing to update: give at least one field to change.');
+    await api.patch(path, body, { subject: { project: projectKey, ticket: ticketKey } });
+    const t = await readBack(api, projectKey, ticketKey);
+    return { text: `Updated ${t.key} (${changed.join(', ')}): ${t.title}`, data: { ...t, changed } };
+  },
+});
+
+const moveTicketTool = defineTool({
+  name: 'move_ticket',
+  description: 'Move a ticket to the end of a column, and/or into a sprint (null = backlog).',
+  input: {
+    key: ticketKeyParam,
+    column: z.string().optional(),
+    sprint: z.string().nullable().optional(),
+  },
+  output: ticketOut,
+  annotations: UPDATE,
+  async run(a, api) {
+    if (a.column === undefined && a.sprint === undefined) {
+      throw new ToolError('Give column, sprint, or both.');
+    }
+    const { projectKey, ticketKey, path, ticket } = await getTicket(api, a.key);
+    const body: Record<string, unknown> = await resolveRefs(api, projectKey, {
+      column: a.column,
+      sprint: a.sprint,
+    });
+    const moves: string[] = [];
+    if (typeof body.columnId === 'string') {
+      const inColumn = await api.request<TicketRaw[]>('GET', `${projectPath(projectKey)}/tickets`, {
+        query: { columnId: body.columnId, limit: 1 },
+        subject: { project: projectKey },
+      });
+      const count = inColumn.total ?? 0;
+      body.order = ticket.columnId === body.columnId ? Math.max(count - 1, 0) : count;
+    }
+    await api.patch(path, body, { subject: { project: projectKey, ticket: ticketKey } });
+    const t = await readBack(api, projectKey, ticketKey);
+    if (body.columnId !== undefined) moves.push(`to ${t.column}`);
+    if (body.sprintId !== undefined) moves.push(t.sprint ? `into ${t.sprint}` : 'to the backlog');
+    return { text: `Moved ${t.key} ${moves.join(' and ')}`, data: t };
+  },
+});
+
+const deleteTicketTool = defineTool({
+  name: 'delete_ticket',
+  description: 'Delete a ticket for good.',
+  input: { key: ticketKeyParam },
+  output: { key: z.string(), title: z.string(), deleted: z.boolean() },
+  annotations: DELETE,
+  async run(a, api) {
+    const { projectKey, ticketKey, path, ticket } = await getTicket(api, a.key);
+    await api.del(path, undefined, { subject: { project: projectKey, ticket: ticketKey } });
+    return {
+      text: `Deleted ${ticket.key}: ${ticket.title}`,
+      data: { key: ticket.key, title: ticket.title, deleted: true },
+    };
+  },
+});
+
+export const ticketTools = [
+  getTicketTool,
+  listTicketsTool,
+  createTicketTool,
+  updateTicketTool,
+  moveTicketTool,
+  deleteTicketTool,
+];

@@ -1,0 +1,195 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import multipart from '@fastify/multipart';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { connect, type Db } from '../db/connect.js';
+import { migrateToLatest } from '../db/migrate.js';
+import type { Services } from '../domain/context.js';
+import { ensureSettings, getSettings } from '../domain/settings.js';
+import { ensureBootstrapAdmin } from '../domain/users.js';
+import { EventHub, type SessionEnd } from '../events/hub.js';
+import { setupEvents } from '../events/setup.js';
+import { DiskFileStore } from '../files/storage.js';
+import { multipartLimits, uploadRules } from '../files/validate.js';
+import { ERR } from '../shared/errors.js';
+import type { Config } from './config.js';
+import { registerAuth } from './plugins/auth.js';
+import { registerErrorHandler } from './plugins/errors.js';
+import { registerInputGuard } from './plugins/input.js';
+import { ROUTES } from './routes/index.js';
+import { API_CSP, APP_CSP, registerWeb } from './web.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+    hub: EventHub;
+    /** Tells the streams that sessions ended, so they close. */
+    sessionEnded(e: SessionEnd): void;
+    /** Every route as registered (method, full URL, auth config): the authorization matrix reads it. */
+    routeTable: RouteEntry[];
+  }
+}
+
+export interface RouteEntry {
+  method: string;
+  url: string;
+  auth: string;
+  apiKey: boolean | undefined;
+  hidden: boolean;
+}
+
+export interface BuildOptions {
+  /** An already connected database (tests share one per app). */
+  db?: Db;
+  logger?: boolean | object;
+  /** Where the built web app lives; default dist/web beside the package. */
+  webRoot?: string;
+}
+
+const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Builds the whole application; never listens (main.ts does), so tests can inject requests. */
+export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const db =
+    opts.db ??
+    (await connect({ databaseUrl: config.databaseUrl, pgSchema: config.pgSchema, dataDir: config.dataDir }));
+  await migrateToLatest(db);
+  await ensureSettings(db.kysely);
+
+  const app = Fastify({
+    logger: opts.logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  const hub = new EventHub();
+  const services: Services = {
+    db,
+    config,
+    events: hub,
+    files: new DiskFileStore(path.join(config.dataDir, 'uploads')),
+    log: app.log,
+  };
+  app.decorate('services', services);
+  app.decorate('hub', hub);
+  app.decorate('sessionEnded', (e: SessionEnd) => hub.sessionEnded(e));
+  const routeTable: RouteEntry[] = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (route) => {
+    // Hooks of inner scopes (the docs and assets) may still rewrite the config: read it lazily.
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      routeTable.push({
+        method,
+        url: route.url,
+        get auth() {
+          return route.config?.auth ?? 'user';
+        },
+        get apiKey() {
+          return route.config?.apiKey;
+        },
+        hidden: Boolean((route.schema as { hide?: boolean } | undefined)?.hide),
+      });
+    }
+  });
+  app.addHook('onClose', async () => {
+    if (!opts.db) await db.close();
+  });
+  await setupEvents(app, services, hub);
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  // JSON bodies: an empty body reads as no body (DELETE clients often send the header alone).
+  const defaultJson = app.getDefaultJsonParser('error', 'ignore');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
+    defaultJson(req, body as string, done);
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
+  await app.register(cookie);
+  // Uploads stream through the multipart parser, never whole into memory. Its per-file cap derives
+  // from the largest category limit (each upload route passes the current one); the category limit
+  // itself is enforced while streaming by src/files/validate.ts.
+  await app.register(multipart, { limits: multipartLimits(uploadRules(await getSettings(services))) });
+  registerErrorHandler(app);
+  registerAuth(app, services);
+  registerInputGuard(app);
+
+  const docsPrefix = `${config.basePath}/api/docs`;
+  const https = config.publicUrl?.startsWith('https:') ?? false;
+  app.addHook('onSend', async (req, reply, payload) => {
+    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('Referrer-Policy', 'same-origin');
+    reply.header('X-Frame-Options', 'DENY');
+    reply.header('Cross-Origin-Opener-Policy', 'same-origin');
+    if (https) reply.header('Strict-Transport-Security', 'max-age=15552000');
+    // Every answer carries a policy: the app shell and stored files set their own; the API
+    // reference page is a small app of its own; everything else (JSON, errors) may load nothing.
+    const csp = reply.getHeader('Content-Security-Policy');
+    if (typeof csp !== 'string') {
+      reply.header('Content-Security-Policy', req.url.startsWith(docsPrefix) ? APP_CSP : API_CSP);
+    } else if (!csp.includes('frame-ancestors')) {
+      reply.header('Content-Security-Policy', `${csp}; frame-ancestors 'none'`);
+    }
+    return payload;
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Docket API',
+        version: '1',
+        description:
+          'The HTTP API of Docket. Authenticate with the session cookie (sign in at /api/auth/callback/credentials) or with `Authorization: Bearer <apiKey>`.',
+      },
+      servers: [{ url: config.basePath || '/' }],
+      components: {
+        securitySchemes: {
+          session: { type: 'apiKey', in: 'cookie', name: 'docket_session' },
+          apiKey: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ session: [] }, { apiKey: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  await app.register(
+    async (scope) => {
+      for (const routes of ROUTES) await scope.register(routes);
+      scope.get('/api/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () =>
+        app.swagger(),
+      );
+      await scope.register(async (docs) => {
+        docs.addHook('onRoute', (route) => {
+          route.config = { ...(route.config ?? {}), auth: 'public' };
+        });
+        await docs.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } });
+      });
+      await registerWeb(scope, config, opts.webRoot ?? path.join(packageRoot, 'dist', 'web'));
+    },
+    { prefix: config.basePath },
+  );
+
+  if (config.basePath) {
+    app.setNotFoundHandler(async (_req, reply) => reply.status(404).send({ error: ERR.notFound }));
+  }
+
+  await ensureBootstrapAdmin(services);
+  return app;
+}

@@ -1,0 +1,103 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const int = (min: number, max: number) =>
+  z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(min).max(max);
+
+const schema = z.object({
+  PORT: int(0, 65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DOCKET_DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  DOCKET_PUBLIC_URL: z.url({ error: 'must be a full URL such as https://docket.example.com' }).optional(),
+  DOCKET_BASE_PATH: z
+    .string()
+    .regex(/^(\/[A-Za-z0-9._~-]+)*\/?$/, 'must be a path such as /docket')
+    .default('')
+    .transform((v) => v.replace(/\/+$/, '')),
+  DOCKET_ADMIN_USERNAME: z.string().optional(),
+  DOCKET_ADMIN_PASSWORD: z.string().optional(),
+  DOCKET_REGISTRATION: z.enum(['open', 'closed'], { error: 'must be open or closed' }).default('open'),
+  DOCKET_REGISTER_LIMIT: int(1, 1_000_000).default(5),
+  DOCKET_REGISTER_WINDOW_SECONDS: int(1, 86_400 * 30).default(900),
+  DOCKET_LOGIN_LIMIT: int(1, 1_000_000).default(10),
+  DOCKET_SESSION_DAYS: int(1, 3650).default(30),
+  DOCKET_SSE_KEEPALIVE_SECONDS: z.coerce
+    .number({ error: 'must be a number' })
+    .positive()
+    .max(3600)
+    .default(30),
+  DOCKET_BODY_LIMIT_BYTES: int(1024, 1024 ** 3).default(1_048_576),
+  DOCKET_BACKUP_MAX_BYTES: int(1024, 1024 ** 4).default(20 * 1024 ** 3),
+  DOCKET_TRUST_PROXY: bool.default(false),
+  DOCKET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl?: string;
+  publicUrl?: string;
+  basePath: string;
+  adminUsername?: string;
+  adminPassword?: string;
+  registration: 'open' | 'closed';
+  registerLimit: number;
+  registerWindowSeconds: number;
+  loginLimit: number;
+  sessionDays: number;
+  sseKeepaliveSeconds: number;
+  bodyLimitBytes: number;
+  /** Largest backup file accepted by POST /api/admin/database/import. */
+  backupMaxBytes: number;
+  trustProxy: boolean;
+  logLevel: string;
+  /** PostgreSQL schema (tests only). */
+  pgSchema?: string;
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the configuration; a bad value stops the start with a message naming it. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  if (e.DOCKET_ADMIN_USERNAME && !e.DOCKET_ADMIN_PASSWORD) {
+    throw new ConfigError(
+      'Invalid configuration:\n  DOCKET_ADMIN_PASSWORD: required when DOCKET_ADMIN_USERNAME is set',
+    );
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DOCKET_DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    publicUrl: e.DOCKET_PUBLIC_URL,
+    basePath: e.DOCKET_BASE_PATH,
+    adminUsername: e.DOCKET_ADMIN_USERNAME,
+    adminPassword: e.DOCKET_ADMIN_PASSWORD,
+    registration: e.DOCKET_REGISTRATION,
+    registerLimit: e.DOCKET_REGISTER_LIMIT,
+    registerWindowSeconds: e.DOCKET_REGISTER_WINDOW_SECONDS,
+    loginLimit: e.DOCKET_LOGIN_LIMIT,
+    sessionDays: e.DOCKET_SESSION_DAYS,
+    sseKeepaliveSeconds: e.DOCKET_SSE_KEEPALIVE_SECONDS,
+    bodyLimitBytes: e.DOCKET_BODY_LIMIT_BYTES,
+    backupMaxBytes: e.DOCKET_BACKUP_MAX_BYTES,
+    trustProxy: e.DOCKET_TRUST_PROXY,
+    logLevel: e.DOCKET_LOG_LEVEL,
+  };
+}

@@ -1,0 +1,62 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { AppError } from '../../domain/errors.js';
+import { ERR } from '../../shared/errors.js';
+
+const toPath = (instancePath: string) => instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.');
+
+/**
+ * The one error handler: stable texts from DECISIONS section 4, validation details, and never a
+ * stack trace or SQL text to a client.
+ */
+export function registerErrorHandler(app: FastifyInstance) {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (err instanceof AppError) {
+      if (err.status === 429 && typeof err.extra.retryAfter === 'number') {
+        reply.header('Retry-After', String(err.extra.retryAfter));
+        return reply.status(429).send({ error: err.message });
+      }
+      return reply.status(err.status).send({ error: err.message, ...err.extra });
+    }
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const where = err.validationContext;
+      const details = err.validation.map((v) => {
+        const p = toPath(v.instancePath);
+        return {
+          path: where && where !== 'body' ? [where, p].filter(Boolean).join('.') : p,
+          message: v.message ?? 'Invalid',
+        };
+      });
+      return reply.status(400).send({ error: ERR.validation, details });
+    }
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.statusCode === 413) {
+      return reply.status(413).send({ error: ERR.bodyTooLarge });
+    }
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return reply.status(415).send({ error: 'Unsupported media type' });
+    }
+    if (
+      err instanceof SyntaxError ||
+      err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+      err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+    ) {
+      return reply
+        .status(400)
+        .send({ error: ERR.validation, details: [{ path: '', message: 'Body is not valid JSON' }] });
+    }
+    if (err.statusCode === 429) {
+      return reply.status(429).send({ error: ERR.rateLimit });
+    }
+    if (isResponseSerializationError(err)) {
+      request.log.error({ err }, 'response did not match its schema');
+      return reply.status(500).send({ error: ERR.internal });
+    }
+    if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+      // Fastify's own client errors (bad content type, malformed URL, …): their texts are safe.
+      const message = err.statusCode === 404 ? ERR.notFound : err.message || 'Bad request';
+      return reply.status(err.statusCode).send({ error: message });
+    }
+    request.log.error({ err }, 'request failed');
+    return reply.status(500).send({ error: ERR.internal });
+  });
+}

@@ -1,0 +1,64 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { addAttachment, deleteAttachment, listAttachments } from '../../domain/attachments.js';
+import { idParam, paging } from '../../shared/common.js';
+import { closeUnfinishedUploads, multipartSource } from '../multipart.js';
+
+const tags = ['Attachments'];
+const ticketParams = z.object({ projectId: idParam, ticketId: idParam });
+const base = '/api/projects/:projectId/tickets/:ticketId/attachments';
+
+export const attachmentsRoutes: FastifyPluginAsyncZod = async (app) => {
+  closeUnfinishedUploads(app);
+
+  app.get(
+    base,
+    {
+      schema: {
+        tags,
+        summary: "A ticket's attachments, oldest first",
+        params: ticketParams,
+        querystring: paging,
+      },
+    },
+    async (req, reply) => {
+      const { items, total } = await listAttachments(
+        req.ctx,
+        req.params.projectId,
+        req.params.ticketId,
+        req.query,
+      );
+      reply.header('X-Total-Count', String(total));
+      return items;
+    },
+  );
+
+  app.post(
+    base,
+    {
+      schema: {
+        tags,
+        summary: 'Attach a file (multipart/form-data, field file); limited per ticket by the system settings',
+        consumes: ['multipart/form-data'],
+        params: ticketParams,
+      },
+    },
+    async (req, reply) =>
+      reply
+        .status(201)
+        .send(await addAttachment(req.ctx, req.params.projectId, req.params.ticketId, multipartSource(req))),
+  );
+
+  app.delete(
+    `${base}/:attachmentId`,
+    {
+      schema: {
+        tags,
+        summary: 'Delete an attachment and its file (the uploader, or a project admin or owner)',
+        params: ticketParams.extend({ attachmentId: idParam }),
+      },
+    },
+    async (req) =>
+      deleteAttachment(req.ctx, req.params.projectId, req.params.ticketId, req.params.attachmentId),
+  );
+};

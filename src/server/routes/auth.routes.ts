@@ -1,0 +1,165 @@
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { checkCredentials, deleteSessionByToken, login } from '../../domain/auth.js';
+import { AppError } from '../../domain/errors.js';
+import { register } from '../../domain/users.js';
+import { loginBody, registerBody, signoutBody } from '../../shared/accounts.js';
+import { ERR } from '../../shared/errors.js';
+import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../plugins/auth.js';
+import { WindowCounter } from '../rate-limit.js';
+
+const tags = ['Authentication'];
+
+export const authRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { config } = app.services;
+  const windowMs = config.registerWindowSeconds * 1000;
+  const registrations = new WindowCounter(config.registerLimit, windowMs);
+  const failedLogins = new WindowCounter(config.loginLimit, windowMs);
+
+  const limited = (counter: WindowCounter, key: string) => {
+    const wait = counter.blockedFor(key);
+    if (wait > 0) throw new AppError(429, ERR.rateLimit, { retryAfter: wait });
+  };
+  const loginKey = (req: FastifyRequest, username: string) => `${username.trim().toLowerCase()}|${req.ip}`;
+
+  /** Checks credentials with failed-attempt throttling per username and address. */
+  const throttledCheck = async <T>(
+    req: FastifyRequest,
+    username: string,
+    check: () => Promise<T>,
+  ): Promise<T> => {
+    const key = loginKey(req, username);
+    limited(failedLogins, key);
+    try {
+      const result = await check();
+      failedLogins.reset(key);
+      return result;
+    } catch (err) {
+      if (err instanceof AppError && err.status === 401) failedLogins.add(key);
+      throw err;
+    }
+  };
+
+  app.post(
+    '/api/auth/register',
+    {
+      schema: { tags, summary: 'Register an account', body: registerBody },
+      config: { auth: 'public' },
+      // Count the attempt before validation, so that invalid attempts are limited too.
+      onRequest: async (req) => {
+        limited(registrations, req.ip);
+        registrations.add(req.ip);
+        if (config.registration === 'closed') throw new AppError(403, ERR.registrationClosed);
+      },
+    },
+    async (req, reply) => reply.status(201).send(await register(req.ctx, req.body)),
+  );
+
+  app.post(
+    '/api/auth/callback/credentials',
+    {
+      schema: { tags, summary: 'Sign in with a username or e-mail address and a password', body: loginBody },
+      config: { auth: 'public' },
+    },
+    async (req, reply) => {
+      const { user, session } = await throttledCheck(req, req.body.username, () =>
+        login(req.ctx, req.body.username, req.body.password),
+      );
+      setSessionCookie(reply, config, session);
+      return {
+        user: {
+          id: user.id,
+          username: user.username,
+          name: user.name,
+          email: user.email,
+          isSystemAdmin: user.is_system_admin === 1,
+          mustChangePassword: user.must_change_password === 1,
+        },
+        expires: session.expires,
+      };
+    },
+  );
+
+  app.post(
+    '/api/auth/verify-credentials',
+    {
+      schema: { tags, summary: 'Check credentials without creating a session', body: loginBody },
+      config: { auth: 'public' },
+    },
+    async (req) => {
+      try {
+        const user = await throttledCheck(req, req.body.username, () =>
+          checkCredentials(req.ctx, req.body.username, req.body.password),
+        );
+        return { valid: true, user: { id: user.id, username: user.username, name: user.name } };
+      } catch (err) {
+        if (err instanceof AppError && (err.status === 401 || err.status === 403)) return { valid: false };
+        throw err;
+      }
+    },
+  );
+
+  app.get(
+    '/api/auth/session',
+    {
+      schema: { tags, summary: 'The current session, or {} when signed out' },
+      config: { auth: 'optional', apiKey: true },
+    },
+    async (req) => {
+      const actor = req.ctx.actor;
+      if (actor?.via !== 'session') return {};
+      const user = await req.ctx.db.kysely
+        .selectFrom('users')
+        .select(['id', 'username', 'name', 'email', 'avatar', 'is_system_admin', 'must_change_password'])
+        .where('id', '=', actor.userId)
+        .executeTakeFirst();
+      if (!user) return {};
+      return {
+        user: {
+          id: user.id,
+          username: user.username,
+          name: user.name,
+          email: user.email,
+          avatar: user.avatar ? `/uploads/avatars/${user.avatar}` : null,
+          isSystemAdmin: user.is_system_admin === 1,
+          mustChangePassword: user.must_change_password === 1,
+        },
+        expires: req.sessionExpires,
+      };
+    },
+  );
+
+  app.post(
+    '/api/auth/signout',
+    {
+      schema: { tags, summary: 'Sign out and go to callbackUrl (a path on this site)', body: signoutBody },
+      config: { auth: 'public' },
+    },
+    async (req, reply) => {
+      const token = req.cookies[SESSION_COOKIE];
+      if (token) {
+        const userId = await deleteSessionByToken(req.ctx, token);
+        if (userId) app.sessionEnded({ userId, tokens: [token] });
+      }
+      clearSessionCookie(reply, config);
+      const url = safeCallback(req.body?.callbackUrl, config.basePath);
+      const accept = String(req.headers.accept ?? '');
+      if (accept.includes('application/json') && !accept.includes('text/html')) return { url };
+      return reply.redirect(url, 302);
+    },
+  );
+};
+
+/** A path on this site, or the site root: never another site (no scheme, no //host, no backslash). */
+export function safeCallback(callbackUrl: string | undefined, basePath: string): string {
+  const root = `${basePath}/`;
+  if (!callbackUrl) return root;
+  if (!callbackUrl.startsWith('/') || callbackUrl.startsWith('//') || /[\\\s]/.test(callbackUrl)) return root;
+  try {
+    const u = new URL(callbackUrl, 'http://docket.invalid');
+    if (u.origin !== 'http://docket.invalid') return root;
+    return `${u.pathname}${u.search}${u.hash}`;
+  } catch {
+    return root;
+  }
+}

@@ -1,0 +1,29 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { adminRoutes } from './admin.routes.js';
+import { attachmentsRoutes } from './attachments.routes.js';
+import { authRoutes } from './auth.routes.js';
+import { eventsRoutes } from './events.routes.js';
+import { filesRoutes } from './files.routes.js';
+import { healthRoutes } from './health.routes.js';
+import { mcpRoutes } from './mcp.routes.js';
+import { meRoutes } from './me.routes.js';
+import { projectsRoutes } from './projects.routes.js';
+import { sprintsRoutes } from './sprints.routes.js';
+import { ticketsRoutes } from './tickets.routes.js';
+import { usersRoutes } from './users.routes.js';
+
+/** Every route module, registered under the base path. A new module is added here. */
+export const ROUTES: FastifyPluginAsyncZod[] = [
+  healthRoutes,
+  authRoutes,
+  meRoutes,
+  usersRoutes,
+  adminRoutes,
+  projectsRoutes,
+  ticketsRoutes,
+  sprintsRoutes,
+  eventsRoutes,
+  filesRoutes,
+  attachmentsRoutes,
+  mcpRoutes,
+];

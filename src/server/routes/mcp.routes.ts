@@ -1,0 +1,100 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { resolveApiKey } from '../../domain/auth.js';
+import { AppError } from '../../domain/errors.js';
+import { DocketClient, type FetchLike } from '../../mcp/client.js';
+import { createMcpServer } from '../../mcp/server.js';
+import { ERR } from '../../shared/errors.js';
+
+/**
+ * Sends a request through this app's own HTTP API without a socket, so the in-process tool server
+ * passes the same routes, validation, permissions and events as every other client.
+ */
+export function injectFetch(app: FastifyInstance): FetchLike {
+  return async (url, init) => {
+    const u = new URL(url);
+    const res = await app.inject({
+      method: (init.method ?? 'GET') as 'GET',
+      url: u.pathname + u.search,
+      headers: init.headers as Record<string, string>,
+      payload: typeof init.body === 'string' ? init.body : undefined,
+    });
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) {
+      if (v === undefined) continue;
+      for (const one of Array.isArray(v) ? v : [v]) headers.append(k, String(one));
+    }
+    const empty = res.statusCode === 204 || res.statusCode === 304 || res.rawPayload.length === 0;
+    return new Response(empty ? null : new Uint8Array(res.rawPayload), { status: res.statusCode, headers });
+  };
+}
+
+function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string) {
+  return reply.status(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/** MCP Streamable HTTP at /api/mcp (stateless: one server and transport per request), Bearer key only. */
+export const mcpRoutes: FastifyPluginAsyncZod = async (app) => {
+  const base = `http://docket.internal${app.services.config.basePath}`;
+  const fetchLocal = injectFetch(app);
+
+  app.post(
+    '/api/mcp',
+    {
+      schema: {
+        tags: ['MCP'],
+        summary: 'MCP Streamable HTTP endpoint (JSON-RPC); authenticate with Authorization: Bearer <apiKey>',
+        hide: false,
+      },
+      config: { auth: 'public' },
+    },
+    async (req, reply) => {
+      const header = req.headers.authorization ?? '';
+      const m = /^bearer\s+(.+)$/i.exec(header);
+      reply.header('WWW-Authenticate', 'Bearer');
+      if (!m)
+        return jsonRpcError(reply, 401, -32001, `${ERR.authRequired}: send Authorization: Bearer <apiKey>`);
+      const apiKey = m[1].trim();
+      try {
+        await resolveApiKey(app.services, apiKey);
+      } catch (err) {
+        if (err instanceof AppError && err.status === 401)
+          return jsonRpcError(reply, 401, -32001, ERR.invalidApiKey);
+        throw err;
+      }
+      reply.removeHeader('WWW-Authenticate');
+
+      const server = createMcpServer(new DocketClient({ baseUrl: base, apiKey, fetch: fetchLocal }));
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      reply.hijack();
+      await server.connect(transport);
+      await transport.handleRequest(req.raw, reply.raw, req.body);
+    },
+  );
+
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: '/api/mcp',
+      schema: { hide: true },
+      config: { auth: 'public' },
+      handler: async (_req, reply) => {
+        reply.header('Allow', 'POST');
+        return jsonRpcError(
+          reply,
+          405,
+          -32000,
+          'Method not allowed: this MCP endpoint is stateless; use POST',
+        );
+      },
+    });
+  }
+};

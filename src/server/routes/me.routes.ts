@@ -1,0 +1,87 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { apiKeyStatus, createApiKey, revokeApiKey } from '../../domain/auth.js';
+import { actorOf } from '../../domain/context.js';
+import { changeEmail, changePassword, deleteOwnAccount, getMe, updateMe } from '../../domain/users.js';
+import {
+  changeEmailBody,
+  changePasswordBody,
+  deleteAccountBody,
+  updateMeBody,
+} from '../../shared/accounts.js';
+import { clearSessionCookie, setSessionCookie } from '../plugins/auth.js';
+
+const tags = ['Current user'];
+
+export const meRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get('/api/me', { schema: { tags, summary: 'My profile' } }, async (req) =>
+    getMe(req.ctx, actorOf(req.ctx).userId),
+  );
+
+  app.patch(
+    '/api/me',
+    { schema: { tags, summary: 'Change my display name', body: updateMeBody } },
+    async (req) => updateMe(req.ctx, actorOf(req.ctx).userId, req.body.name),
+  );
+
+  app.patch(
+    '/api/me/email',
+    {
+      schema: { tags, summary: 'Change my e-mail address (needs my password)', body: changeEmailBody },
+      config: { apiKey: false },
+    },
+    async (req) => changeEmail(req.ctx, actorOf(req.ctx).userId, req.body),
+  );
+
+  app.patch(
+    '/api/me/password',
+    {
+      schema: { tags, summary: 'Change my password; ends every other session', body: changePasswordBody },
+      config: { apiKey: false },
+    },
+    async (req, reply) => {
+      const userId = actorOf(req.ctx).userId;
+      const { session } = await changePassword(req.ctx, userId, req.body);
+      app.sessionEnded({ userId });
+      setSessionCookie(reply, app.services.config, session);
+      return { success: true };
+    },
+  );
+
+  app.delete(
+    '/api/me/account',
+    {
+      schema: {
+        tags,
+        summary: "Delete my account (password and 'delete my account')",
+        body: deleteAccountBody,
+      },
+      config: { apiKey: false },
+    },
+    async (req, reply) => {
+      const userId = actorOf(req.ctx).userId;
+      const result = await deleteOwnAccount(req.ctx, userId, req.body.password);
+      app.sessionEnded({ userId });
+      clearSessionCookie(reply, app.services.config);
+      return result;
+    },
+  );
+
+  app.post(
+    '/api/me/mcp-key',
+    {
+      schema: { tags, summary: 'Create my API key (returned once; replaces any earlier key)' },
+      config: { apiKey: false },
+    },
+    async (req, reply) => reply.status(201).send(await createApiKey(req.ctx, actorOf(req.ctx).userId)),
+  );
+  app.get(
+    '/api/me/mcp-key',
+    { schema: { tags, summary: 'Whether I have an API key' }, config: { apiKey: false } },
+    async (req) => apiKeyStatus(req.ctx, actorOf(req.ctx).userId),
+  );
+  app.delete(
+    '/api/me/mcp-key',
+    { schema: { tags, summary: 'Revoke my API key' }, config: { apiKey: false } },
+    async (req) => revokeApiKey(req.ctx, actorOf(req.ctx).userId),
+  );
+};

@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { DEFAULT_SETTINGS, LIMITS } from './limits.js';
+
+export const usernameSchema = z
+  .string()
+  .trim()
+  .min(LIMITS.usernameMin, `Username must be at least ${LIMITS.usernameMin} characters`)
+  .max(LIMITS.usernameMax, `Username must be at most ${LIMITS.usernameMax} characters`)
+  .regex(/^[A-Za-z0-9_-]+$/, 'Username may contain only letters, digits, dash and underscore');
+
+/** The password rules, also shown as the user types in the web app. */
+export const PASSWORD_RULES = [
+  { id: 'length', label: `At least ${LIMITS.passwordMin} characters`, test: (p: string) => p.length >= 12 },
+  { id: 'upper', label: 'An uppercase letter', test: (p: string) => /[A-Z]/.test(p) },
+  { id: 'lower', label: 'A lowercase letter', test: (p: string) => /[a-z]/.test(p) },
+  { id: 'digit', label: 'A digit', test: (p: string) => /[0-9]/.test(p) },
+] as const;
+
+export const passwordSchema = z
+  .string()
+  .max(LIMITS.passwordMax, `Password must be at most ${LIMITS.passwordMax} characters`)
+  .superRefine((p, ctx) => {
+    for (const rule of PASSWORD_RULES) {
+      if (!rule.test(p))
+        ctx.addIssue({ code: 'custom', message: `Password needs: ${rule.label.toLowerCase()}` });
+    }
+  });
+
+export const emailSchema = z
+  .string()
+  .trim()
+  .max(LIMITS.emailMax)
+  .pipe(z.email('Must be a valid e-mail address'));
+
+export const displayNameSchema = z
+  .string()
+  .trim()
+  .max(LIMITS.nameMax, `Name must be at most ${LIMITS.nameMax} characters`);
+
+/** Optional e-mail: an empty string means none. */
+const optionalEmail = z.union([z.literal('').transform(() => null), emailSchema]).nullish();
+const optionalName = displayNameSchema.nullish();
+
+export const registerBody = z.object({
+  username: usernameSchema,
+  password: passwordSchema,
+  email: optionalEmail,
+  name: optionalName,
+});
+
+export const loginBody = z.object({
+  username: z.string().trim().min(1).max(LIMITS.emailMax),
+  password: z.string().min(1).max(LIMITS.passwordMax),
+});
+
+export const signoutBody = z.object({ callbackUrl: z.string().max(2048).optional() }).optional();
+
+export const updateMeBody = z.object({ name: displayNameSchema.nullable() });
+export const changeEmailBody = z.object({
+  email: emailSchema,
+  password: z.string().min(1).max(LIMITS.passwordMax),
+});
+export const changePasswordBody = z.object({
+  currentPassword: z.string().min(1).max(LIMITS.passwordMax),
+  newPassword: passwordSchema,
+});
+export const deleteAccountBody = z.object({
+  password: z.string().min(1).max(LIMITS.passwordMax),
+  confirmation: z.literal('delete my account', { error: "Type 'delete my account' to confirm" }),
+});
+
+export const confirmPasswordBody = z.object({ confirmPassword: z.string().min(1).max(LIMITS.passwordMax) });
+
+export const adminCreateUserBody = z.object({
+  username: usernameSchema,
+  password: passwordSchema,
+  confirmPassword: z.string().min(1).max(LIMITS.passwordMax),
+  email: optionalEmail,
+  name: optionalName,
+  isSystemAdmin: z.boolean().optional(),
+});
+
+export const adminUpdateUserBody = z
+  .object({
+    name: optionalName,
+    email: optionalEmail,
+    isSystemAdmin: z.boolean().optional(),
+    isActive: z.boolean().optional(),
+  })
+  .strict();
+
+export const adminUsersQuery = z.object({
+  search: z.string().max(200).optional(),
+  status: z.enum(['active', 'disabled']).optional(),
+  role: z.enum(['admin', 'user']).optional(),
+  sortBy: z.enum(['username', 'name', 'email', 'createdAt']).optional(),
+  sortOrder: z.enum(['asc', 'desc']).optional(),
+  limit: z.coerce.number().int().min(1).max(LIMITS.listLimitMax).optional(),
+  offset: z.coerce.number().int().min(0).optional(),
+});
+
+export const usersQuery = z.object({
+  search: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+  offset: z.coerce.number().int().min(0).optional(),
+});
+
+const mimeList = z
+  .array(
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^[a-z0-9.+-]+\/[a-z0-9.+-]+$/, 'Must be a MIME type'),
+  )
+  .max(100);
+const positiveSize = z
+  .number()
+  .int('Must be a whole number of bytes')
+  .positive('Must be a positive size')
+  .max(10 * 1024 ** 3);
+
+export const settingsPatchBody = z
+  .object({
+    maxImageSize: positiveSize,
+    maxVideoSize: positiveSize,
+    maxDocumentSize: positiveSize,
+    maxAttachmentsPerTicket: z.number().int().positive().max(10_000),
+    allowedImageTypes: mimeList,
+    allowedVideoTypes: mimeList,
+    allowedDocumentTypes: mimeList,
+  })
+  .partial()
+  .strict();
+
+export type SystemSettings = {
+  id: string;
+  maxImageSize: number;
+  maxVideoSize: number;
+  maxDocumentSize: number;
+  maxAttachmentsPerTicket: number;
+  allowedImageTypes: string[];
+  allowedVideoTypes: string[];
+  allowedDocumentTypes: string[];
+};
+
+export const defaultSettings = (): Omit<SystemSettings, 'id'> => ({
+  ...DEFAULT_SETTINGS,
+  allowedImageTypes: [...DEFAULT_SETTINGS.allowedImageTypes],
+  allowedVideoTypes: [...DEFAULT_SETTINGS.allowedVideoTypes],
+  allowedDocumentTypes: [...DEFAULT_SETTINGS.allowedDocumentTypes],
+});

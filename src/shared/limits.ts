@@ -1,0 +1,83 @@
+/** Every limit of the product in one place (SPEC "Limits", DECISIONS section 2). */
+export const LIMITS = {
+  usernameMin: 3,
+  usernameMax: 30,
+  passwordMin: 12,
+  passwordMax: 256,
+  nameMax: 100,
+  emailMax: 254,
+  projectNameMax: 100,
+  projectKeyPattern: /^[A-Z0-9]{2,10}$/,
+  projectDescriptionMax: 10_000,
+  labelNameMax: 50,
+  columnNameMax: 50,
+  ticketTitleMax: 255,
+  ticketDescriptionMax: 100_000,
+  ticketShortFieldMax: 100,
+  commentMax: 50_000,
+  sprintNameMax: 100,
+  sprintGoalMax: 1_000,
+  storyPoints: [1, 2, 3, 5, 8, 13, 21] as const,
+  sprintDurationWeeks: { min: 1, max: 4 },
+  avatarMaxBytes: 2 * 1024 * 1024,
+  avatarSize: 256,
+  listLimitMax: 1_000,
+  bulkMax: 500,
+  eventReplaySeconds: 600,
+} as const;
+
+export const DEFAULT_SETTINGS = {
+  maxImageSize: 5_242_880,
+  maxVideoSize: 52_428_800,
+  maxDocumentSize: 10_485_760,
+  maxAttachmentsPerTicket: 20,
+  allowedImageTypes: ['image/jpeg', 'image/png', 'image/gif', 'image/webp'],
+  allowedVideoTypes: ['video/mp4', 'video/webm', 'video/ogg', 'video/quicktime'],
+  allowedDocumentTypes: [
+    'application/pdf',
+    'text/plain',
+    'text/csv',
+    'application/msword',
+    'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    'application/vnd.ms-excel',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  ],
+} as const;
+
+/** MIME types that can never be allowed, not even through the system settings. */
+export const BLOCKED_TYPES = [
+  'image/svg+xml',
+  'text/html',
+  'application/xhtml+xml',
+  'text/javascript',
+  'application/javascript',
+  'application/x-javascript',
+  'application/ecmascript',
+  'text/ecmascript',
+  'application/x-msdownload',
+  'application/x-executable',
+  'application/x-sharedlib',
+  'application/x-mach-binary',
+  'application/x-elf',
+  'application/vnd.microsoft.portable-executable',
+  'application/x-sh',
+  'application/x-msdos-program',
+  'application/java-archive',
+  'application/wasm',
+] as const;
+
+/** Fixed palette for auto-assigned project and label colours. */
+export const PALETTE = [
+  '#6366F1',
+  '#0EA5E9',
+  '#10B981',
+  '#F59E0B',
+  '#EF4444',
+  '#8B5CF6',
+  '#EC4899',
+  '#14B8A6',
+  '#F97316',
+  '#84CC16',
+  '#64748B',
+  '#06B6D4',
+] as const;

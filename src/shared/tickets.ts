@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { idParam, isoDate, paging, text } from './common.js';
+import { LIMITS } from './limits.js';
+
+/** HTTP ticket types, in their output spelling (DECISIONS section 2). */
+export const TICKET_TYPES = ['Story', 'Task', 'Bug', 'Subtask', 'Epic'] as const;
+export type TicketType = (typeof TICKET_TYPES)[number];
+
+/** HTTP priorities, lowest to highest, in their output spelling. */
+export const PRIORITIES = ['Lowest', 'Low', 'Medium', 'High', 'Highest', 'Critical'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+/** Link types as seen from the ticket in the path, and their inverses. */
+export const LINK_TYPES = [
+  'blocks',
+  'is_blocked_by',
+  'relates_to',
+  'duplicates',
+  'is_duplicated_by',
+] as const;
+export type LinkType = (typeof LINK_TYPES)[number];
+export const INVERSE_LINK: Record<LinkType, LinkType> = {
+  blocks: 'is_blocked_by',
+  is_blocked_by: 'blocks',
+  relates_to: 'relates_to',
+  duplicates: 'is_duplicated_by',
+  is_duplicated_by: 'duplicates',
+};
+
+/** A value of `values` in any letter case, returned in its canonical spelling. */
+function caseless<T extends string>(values: readonly T[]) {
+  const byLower = new Map(values.map((v) => [v.toLowerCase(), v]));
+  return z
+    .string()
+    .trim()
+    .refine((v) => byLower.has(v.toLowerCase()), `Must be one of ${values.join(', ')}`)
+    .transform((v) => byLower.get(v.toLowerCase()) as T);
+}
+
+export const ticketType = caseless(TICKET_TYPES);
+export const ticketPriority = caseless(PRIORITIES);
+export const linkType = caseless(LINK_TYPES);
+
+/** Canonical spelling of a type or priority, or null when unknown (for the tool server and imports). */
+export const canonicalType = (v: string): TicketType | null =>
+  TICKET_TYPES.find((t) => t.toLowerCase() === v.toLowerCase()) ?? null;
+export const canonicalPriority = (v: string): Priority | null =>
+  PRIORITIES.find((t) => t.toLowerCase() === v.toLowerCase()) ?? null;
+
+export const storyPoints = z
+  .number()
+  .refine(
+    (v) => (LIMITS.storyPoints as readonly number[]).includes(v),
+    `Must be one of ${LIMITS.storyPoints.join(', ')}`,
+  );
+
+const shortField = z
+  .string()
+  .trim()
+  .max(LIMITS.ticketShortFieldMax, `Must be at most ${LIMITS.ticketShortFieldMax} characters`);
+const description = z
+  .string()
+  .max(LIMITS.ticketDescriptionMax, `Must be at most ${LIMITS.ticketDescriptionMax} characters`);
+const ref = idParam;
+const refList = z.array(idParam).max(200, 'At most 200 entries');
+
+/** Fields settable on creation and by updates (null clears an optional field). */
+const ticketFields = {
+  description: description.nullable().optional(),
+  type: ticketType.optional(),
+  priority: ticketPriority.optional(),
+  columnId: ref.optional(),
+  assigneeId: ref.nullable().optional(),
+  sprintId: ref.nullable().optional(),
+  parentId: ref.nullable().optional(),
+  storyPoints: storyPoints.nullable().optional(),
+  estimate: shortField.nullable().optional(),
+  startDate: isoDate.nullable().optional(),
+  dueDate: isoDate.nullable().optional(),
+  environment: shortField.nullable().optional(),
+  affectedVersion: shortField.nullable().optional(),
+  fixVersion: shortField.nullable().optional(),
+  labelIds: refList.optional(),
+  watcherIds: refList.optional(),
+};
+
+export const createTicketBody = z.object({ title: text(LIMITS.ticketTitleMax), ...ticketFields });
+
+/** Only the fields to change; a move sends columnId and/or order (0-based position in the column). */
+export const updateTicketBody = z.object({
+  title: text(LIMITS.ticketTitleMax).optional(),
+  ...ticketFields,
+  order: z.number().int('Must be a whole number').min(0, 'Must be 0 or more').optional(),
+});
+
+/** Bulk updates: the same fields without `order` (a changed column puts tickets at its end). */
+export const bulkUpdateBody = z.object({
+  ticketIds: z
+    .array(idParam)
+    .min(1, 'Give at least one ticket')
+    .max(LIMITS.bulkMax, `At most ${LIMITS.bulkMax} tickets`),
+  updates: updateTicketBody.omit({ order: true }),
+});
+
+export const bulkDeleteBody = z.object({
+  ticketIds: z
+    .array(idParam)
+    .min(1, 'Give at least one ticket')
+    .max(LIMITS.bulkMax, `At most ${LIMITS.bulkMax} tickets`),
+});
+
+/**
+ * Ticket list filters. `sprintId=none` selects the backlog and `assigneeId=none` unassigned
+ * tickets (docs/decisions/014-projects-and-tickets.md).
+ */
+export const ticketListQuery = z.object({
+  sprintId: idParam.optional(),
+  columnId: idParam.optional(),
+  type: ticketType.optional(),
+  priority: ticketPriority.optional(),
+  assigneeId: idParam.optional(),
+  labelId: idParam.optional(),
+  parentId: idParam.optional(),
+  q: z.string().trim().max(200).optional(),
+  ...paging.shape,
+});
+
+export const ticketParams = z.object({ projectId: idParam, ticketId: idParam });
+export const linkParams = z.object({ projectId: idParam, ticketId: idParam, linkId: idParam });
+export const commentParams = z.object({ projectId: idParam, ticketId: idParam, commentId: idParam });
+
+export const createLinkBody = z.object({ targetTicketId: idParam, linkType });
+
+const commentContent = z
+  .string()
+  .max(LIMITS.commentMax, `Must be at most ${LIMITS.commentMax} characters`)
+  .refine((v) => v.trim().length > 0, 'Must not be blank');
+export const commentBody = z.object({ content: commentContent });
+
+export type CreateTicketBody = z.infer<typeof createTicketBody>;
+export type UpdateTicketBody = z.infer<typeof updateTicketBody>;
+export type TicketListQuery = z.infer<typeof ticketListQuery>;

@@ -1,0 +1,108 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect } from 'react';
+import { Redirect, Route, Switch, useLocation } from 'wouter';
+import { errorText, onUnauthorized } from './api/client';
+import { qk, useSession } from './api/queries';
+import { Shell } from './components/Shell';
+import { Button, EmptyState, ErrorState, Skeleton } from './components/ui';
+import { RegisterPage, SignInPage } from './pages/auth';
+import { ProjectsPage } from './pages/projects';
+
+const ProjectPage = lazy(() => import('./pages/board').then((m) => ({ default: m.ProjectPage })));
+const ProjectSettingsPage = lazy(() =>
+  import('./pages/ProjectSettings').then((m) => ({ default: m.ProjectSettingsPage })),
+);
+const ProfilePage = lazy(() => import('./pages/Profile').then((m) => ({ default: m.ProfilePage })));
+
+function BootSkeleton() {
+  return (
+    <div className="flex h-full" role="status" aria-busy="true" aria-label="Loading">
+      <div className="hidden w-60 flex-col gap-3 border-r border-line bg-subtle p-3 md:flex">
+        <Skeleton className="h-6 w-24" />
+        <Skeleton className="h-8" />
+        <Skeleton className="h-4 w-3/4" />
+        <Skeleton className="h-4 w-2/3" />
+      </div>
+      <div className="flex-1 p-4">
+        <Skeleton className="mb-4 h-6 w-48" />
+        <Skeleton className="h-32" />
+      </div>
+    </div>
+  );
+}
+
+/** Signed-in part of the app: a missing or ended session goes to sign-in and comes back after. */
+function Authenticated() {
+  const session = useSession();
+  const [location] = useLocation();
+  if (session.isPending) return <BootSkeleton />;
+  if (session.isError)
+    return <ErrorState message={errorText(session.error)} onRetry={() => session.refetch()} />;
+  if (!session.data?.user) {
+    const next = location + window.location.search;
+    const expired = sessionStorage.getItem('docket-expired') === '1';
+    sessionStorage.removeItem('docket-expired');
+    const query = new URLSearchParams();
+    if (next !== '/') query.set('next', next);
+    if (expired) query.set('expired', '1');
+    const qs = query.toString();
+    return <Redirect to={`/sign-in${qs ? `?${qs}` : ''}`} replace />;
+  }
+  return (
+    <Shell>
+      <Suspense fallback={<Skeleton className="m-4 h-32" />}>
+        <Switch>
+          <Route path="/">
+            <ProjectsPage />
+          </Route>
+          <Route path="/projects">
+            <ProjectsPage />
+          </Route>
+          <Route path="/profile">
+            <ProfilePage />
+          </Route>
+          <Route path="/projects/:key/settings">
+            {(p) => <ProjectSettingsPage projectKey={p.key.toUpperCase()} />}
+          </Route>
+          <Route path="/projects/:key/:ticket?">
+            {(p) => <ProjectPage projectKey={p.key.toUpperCase()} ticketRef={p.ticket?.toUpperCase()} />}
+          </Route>
+          <Route>
+            <EmptyState
+              title="Page not found"
+              action={<Button onClick={() => history.back()}>Go back</Button>}
+            >
+              There is nothing at this address.
+            </EmptyState>
+          </Route>
+        </Switch>
+      </Suspense>
+    </Shell>
+  );
+}
+
+export function App() {
+  const qc = useQueryClient();
+  useEffect(
+    () =>
+      onUnauthorized(() => {
+        const s = qc.getQueryData<{ user?: unknown }>(qk.session);
+        if (s?.user) sessionStorage.setItem('docket-expired', '1');
+        qc.setQueryData(qk.session, {});
+      }),
+    [qc],
+  );
+  return (
+    <Switch>
+      <Route path="/sign-in">
+        <SignInPage />
+      </Route>
+      <Route path="/register">
+        <RegisterPage />
+      </Route>
+      <Route>
+        <Authenticated />
+      </Route>
+    </Switch>
+  );
+}

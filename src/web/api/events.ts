@@ -1,0 +1,221 @@
+import { type QueryClient, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import { EVENT_TYPES, type EventEnvelope } from '../../shared/events';
+import { removeTicket, upsertTicket } from './cache';
+import { api, TAB_ID, url } from './client';
+import { qk } from './queries';
+import type { FullTicket, Project, Session, Ticket } from './types';
+
+type Handler = (ev: EventEnvelope<any>) => void;
+
+/** Open streams, listed on <html data-streams> so that tests (and curious people) can see what is live. */
+const openStreams = new Set<string>();
+function markStream(path: string, open: boolean) {
+  if (open) openStreams.add(path);
+  else openStreams.delete(path);
+  document.documentElement.dataset.streams = [...openStreams].join(' ');
+}
+
+/**
+ * One server-sent event stream. The browser's EventSource reconnects by itself and resends
+ * Last-Event-ID, so missed events are replayed. When the server refuses the stream (the session
+ * ended, or access was lost) the source closes: then the session is checked, and the stream is
+ * opened again after a pause with a full refresh (`onResync`), since the replay position is lost.
+ */
+export function useEventStream(
+  path: string | null,
+  onEvent: Handler,
+  onResync: () => void,
+  onSignedOut: () => void,
+) {
+  const handlers = useRef({ onEvent, onResync, onSignedOut });
+  handlers.current = { onEvent, onResync, onSignedOut };
+  useEffect(() => {
+    if (!path || typeof EventSource === 'undefined') return;
+    let source: EventSource | null = null;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    let attempt = 0;
+
+    const dispatch = (msg: MessageEvent) => {
+      let env: EventEnvelope<any>;
+      try {
+        env = JSON.parse(msg.data);
+      } catch {
+        return;
+      }
+      if (!env || typeof env !== 'object') return;
+      if (!env.type && msg.type !== 'message')
+        env = { type: msg.type, data: env, tabId: null, timestamp: '' };
+      if (env.type === 'resync') return handlers.current.onResync();
+      if (env.tabId && env.tabId === TAB_ID && !env.type.startsWith('database.')) return;
+      handlers.current.onEvent(env);
+    };
+
+    const open = () => {
+      source = new EventSource(url(path), { withCredentials: true });
+      source.onopen = () => {
+        markStream(path, true);
+        if (attempt > 0) handlers.current.onResync();
+        attempt = 0;
+      };
+      source.onmessage = dispatch;
+      for (const type of EVENT_TYPES) source.addEventListener(type, dispatch as EventListener);
+      source.onerror = () => {
+        markStream(path, false);
+        if (!source || source.readyState !== EventSource.CLOSED || stopped) return;
+        source.close();
+        attempt++;
+        api<Session>('/api/auth/session', { quiet401: true })
+          .then((s) => {
+            if (stopped) return;
+            if (!s.user) return handlers.current.onSignedOut();
+            timer = setTimeout(open, Math.min(30_000, 1000 * 2 ** Math.min(attempt, 5)));
+          })
+          .catch(() => {
+            if (!stopped) timer = setTimeout(open, Math.min(30_000, 1000 * 2 ** Math.min(attempt, 5)));
+          });
+      };
+    };
+    open();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      source?.close();
+      markStream(path, false);
+    };
+  }, [path]);
+}
+
+const ticketIdOf = (data: any): string | undefined => data?.ticketId ?? data?.ticket?.id;
+
+function invalidateTicketDetail(qc: QueryClient, projectId: string, ticketId?: string) {
+  qc.invalidateQueries({
+    queryKey: ['ticket', projectId],
+    predicate: (q) => !ticketId || (q.state.data as FullTicket | undefined)?.id === ticketId,
+  });
+}
+
+/** Applies one project-stream event to the cache. */
+export function applyProjectEvent(qc: QueryClient, projectId: string, ev: EventEnvelope<any>) {
+  const d = ev.data ?? {};
+  switch (ev.type) {
+    case 'ticket.created':
+    case 'ticket.updated':
+    case 'ticket.moved': {
+      if (d.id)
+        qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) => (list ? upsertTicket(list, d) : list));
+      if (ev.type !== 'ticket.created') {
+        qc.setQueriesData<FullTicket>({ queryKey: ['ticket', projectId] }, (t) => {
+          if (!t || t.id !== d.id) return t;
+          const { labels, assignee, watchers, column, sprint, ...plain } = d;
+          return { ...t, ...plain };
+        });
+        invalidateTicketDetail(qc, projectId, d.id);
+        if (d.id) qc.invalidateQueries({ queryKey: qk.history(d.id) });
+      }
+      // A subtask's parent shows it, so the parent's view refreshes too.
+      if (d.parentId) invalidateTicketDetail(qc, projectId, d.parentId);
+      return;
+    }
+    case 'ticket.deleted':
+      if (d.id)
+        qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) => (list ? removeTicket(list, d.id) : list));
+      qc.invalidateQueries({ queryKey: ['ticket', projectId] });
+      return;
+    case 'label.created':
+    case 'label.updated':
+    case 'label.deleted':
+      qc.invalidateQueries({ queryKey: qk.labels(projectId) });
+      if (ev.type !== 'label.created') {
+        qc.invalidateQueries({ queryKey: qk.tickets(projectId) });
+        qc.invalidateQueries({ queryKey: ['ticket', projectId] });
+      }
+      return;
+    case 'column.created':
+    case 'column.updated':
+    case 'column.deleted':
+      qc.invalidateQueries({ queryKey: qk.columns(projectId) });
+      if (ev.type === 'column.deleted') qc.invalidateQueries({ queryKey: qk.tickets(projectId) });
+      return;
+    case 'member.added':
+    case 'member.updated':
+    case 'member.removed':
+      qc.invalidateQueries({ queryKey: qk.members(projectId) });
+      return;
+    case 'comment.created':
+    case 'comment.updated':
+    case 'comment.deleted': {
+      const tid = ticketIdOf(d);
+      qc.invalidateQueries({ queryKey: tid ? qk.comments(tid) : ['comments'] });
+      invalidateTicketDetail(qc, projectId, tid);
+      return;
+    }
+    case 'attachment.added':
+    case 'attachment.deleted': {
+      const tid = ticketIdOf(d);
+      qc.invalidateQueries({ queryKey: tid ? qk.attachments(tid) : ['attachments'] });
+      invalidateTicketDetail(qc, projectId, tid);
+      return;
+    }
+    case 'link.created':
+    case 'link.deleted':
+      invalidateTicketDetail(qc, projectId);
+      return;
+    default:
+      if (ev.type.startsWith('sprint.')) {
+        qc.invalidateQueries({ queryKey: qk.sprints(projectId) });
+        if (ev.type === 'sprint.completed' || ev.type === 'sprint.deleted')
+          qc.invalidateQueries({ queryKey: qk.tickets(projectId) });
+      } else if (ev.type === 'project.updated' || ev.type === 'project.deleted') {
+        applyProjectListEvent(qc, ev);
+      }
+  }
+}
+
+/** Applies one project-list event to the cache. */
+export function applyProjectListEvent(qc: QueryClient, ev: EventEnvelope<any>) {
+  const d = ev.data ?? {};
+  const sortByName = (a: Project, b: Project) => a.name.localeCompare(b.name);
+  if (ev.type === 'project.created' && d.id) {
+    qc.setQueryData<Project[]>(qk.projects, (list) =>
+      list && !list.some((p) => p.id === d.id) ? [...list, d].sort(sortByName) : list,
+    );
+  } else if (ev.type === 'project.updated' && d.id) {
+    qc.setQueryData<Project[]>(qk.projects, (list) =>
+      list?.map((p) => (p.id === d.id ? { ...p, ...d } : p)).sort(sortByName),
+    );
+    qc.invalidateQueries({ queryKey: ['project'] });
+  } else if (ev.type === 'project.deleted' && d.id) {
+    qc.setQueryData<Project[]>(qk.projects, (list) => list?.filter((p) => p.id !== d.id));
+    qc.removeQueries({ queryKey: ['project'] });
+  } else if (ev.type.startsWith('member.')) {
+    qc.invalidateQueries({ queryKey: qk.projects });
+  }
+}
+
+const handledDatabaseEvents = new Set<string>();
+
+/** Handles the two database events, which every stream carries. Returns true when it handled one. */
+export function useDatabaseEvents(onWiped: () => void, onProjectsWiped: () => void) {
+  const qc = useQueryClient();
+  return (ev: EventEnvelope<any>): boolean => {
+    if (!ev.type.startsWith('database.')) return false;
+    // Every stream carries the database events: act on each once.
+    const id = `${ev.type}|${ev.timestamp}`;
+    if (handledDatabaseEvents.has(id)) return true;
+    handledDatabaseEvents.add(id);
+    if (ev.type === 'database.wiped') {
+      qc.clear();
+      onWiped();
+      return true;
+    }
+    if (ev.type === 'database.projects.wiped') {
+      onProjectsWiped();
+      // Refetch what is on screen, drop the rest: no project, ticket or sprint survived.
+      qc.resetQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
+      return true;
+    }
+    return false;
+  };
+}

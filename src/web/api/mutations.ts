@@ -1,0 +1,121 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useToast } from '../components/toast';
+import { applyMove, upsertTicket } from './cache';
+import { api, enc, errorText } from './client';
+import { qk } from './queries';
+import type { FullTicket, Label, Ticket } from './types';
+
+export type TicketPatch = Partial<
+  Pick<
+    Ticket,
+    | 'title'
+    | 'description'
+    | 'type'
+    | 'priority'
+    | 'columnId'
+    | 'order'
+    | 'assigneeId'
+    | 'sprintId'
+    | 'parentId'
+    | 'storyPoints'
+    | 'estimate'
+    | 'startDate'
+    | 'dueDate'
+    | 'environment'
+    | 'affectedVersion'
+    | 'fixVersion'
+  >
+> & { labelIds?: string[]; watcherIds?: string[] };
+
+/** The list shape of a full read (the nested objects stay; the board reads labels from them). */
+function mergeable(t: Partial<FullTicket>): Partial<Ticket> & { id: string } {
+  return t as Partial<Ticket> & { id: string };
+}
+
+/**
+ * Updates a ticket optimistically in the board list and in its open views; on failure the previous
+ * state comes back and a message says what failed, in the API's words.
+ */
+export function useUpdateTicket(projectId: string) {
+  const qc = useQueryClient();
+  const toast = useToast();
+  return useMutation({
+    mutationFn: ({ ticket, patch }: { ticket: Pick<Ticket, 'id' | 'key'>; patch: TicketPatch }) =>
+      api<FullTicket>(`/api/projects/${enc(projectId)}/tickets/${enc(ticket.id)}`, {
+        method: 'PATCH',
+        body: patch,
+      }),
+    onMutate: async ({ ticket, patch }) => {
+      await qc.cancelQueries({ queryKey: qk.tickets(projectId) });
+      const listBefore = qc.getQueryData<Ticket[]>(qk.tickets(projectId));
+      const detailsBefore = qc.getQueriesData<FullTicket>({ queryKey: ['ticket', projectId] });
+      const labels = qc.getQueryData<Label[]>(qk.labels(projectId));
+      const extra: Partial<Ticket> = {};
+      if (patch.labelIds && labels) extra.labels = labels.filter((l) => patch.labelIds!.includes(l.id));
+      qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) => {
+        if (!list) return list;
+        const current = list.find((t) => t.id === ticket.id);
+        if (!current) return list;
+        if (patch.columnId !== undefined || patch.order !== undefined) {
+          const columnId = patch.columnId ?? current.columnId;
+          const order =
+            patch.order ??
+            (columnId === current.columnId
+              ? current.order
+              : list.filter((t) => t.columnId === columnId).length);
+          return applyMove(list, ticket.id, columnId, order, { ...patch, ...extra } as Partial<Ticket>);
+        }
+        return list.map((t) => (t.id === ticket.id ? { ...t, ...patch, ...extra } : t));
+      });
+      qc.setQueriesData<FullTicket>({ queryKey: ['ticket', projectId] }, (t) =>
+        t && t.id === ticket.id ? ({ ...t, ...patch, ...extra } as FullTicket) : t,
+      );
+      return { listBefore, detailsBefore };
+    },
+    onError: (err, { ticket }, ctx) => {
+      if (ctx?.listBefore) qc.setQueryData(qk.tickets(projectId), ctx.listBefore);
+      for (const [key, data] of ctx?.detailsBefore ?? []) qc.setQueryData(key, data);
+      toast.error(`Could not update ${ticket.key}: ${errorText(err)}`);
+    },
+    onSuccess: (saved) => {
+      if (!saved?.id) return;
+      qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) =>
+        list ? upsertTicket(list, mergeable(saved)) : list,
+      );
+      qc.setQueriesData<FullTicket>({ queryKey: ['ticket', projectId] }, (t) =>
+        t && t.id === saved.id ? { ...t, ...saved } : t,
+      );
+      qc.invalidateQueries({ queryKey: qk.history(saved.id) });
+      if (saved.parentId) qc.invalidateQueries({ queryKey: ['ticket', projectId] });
+    },
+  });
+}
+
+export interface NewTicket extends TicketPatch {
+  title: string;
+}
+
+export function useCreateTicket(projectId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: NewTicket) =>
+      api<FullTicket>(`/api/projects/${enc(projectId)}/tickets`, { method: 'POST', body }),
+    onSuccess: (created) => {
+      qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) =>
+        list ? upsertTicket(list, mergeable(created)) : list,
+      );
+      if (created.parentId) qc.invalidateQueries({ queryKey: ['ticket', projectId] });
+    },
+  });
+}
+
+export function useDeleteTicket(projectId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (ticketId: string) =>
+      api(`/api/projects/${enc(projectId)}/tickets/${enc(ticketId)}`, { method: 'DELETE' }),
+    onSuccess: () => {
+      qc.invalidateQueries({ queryKey: qk.tickets(projectId) });
+    },
+  });
+}

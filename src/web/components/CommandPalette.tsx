@@ -1,0 +1,228 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
+import { useLocation } from 'wouter';
+import { qk, useProjects } from '../api/queries';
+import type { Project, Ticket } from '../api/types';
+import { useEscape } from '../hooks/shortcuts';
+import { effectiveTheme, setTheme } from '../hooks/theme';
+import { TypeIcon } from './icons';
+import { useShell } from './shell-context';
+import { ColorDot, Kbd } from './ui';
+
+interface Item {
+  id: string;
+  group: string;
+  label: string;
+  hint?: string;
+  icon?: React.ReactNode;
+  run: () => void;
+}
+
+/** Ctrl/Cmd+K: jump to a project or a ticket (by key or title) and run common actions. */
+export function CommandPalette({
+  onClose,
+  currentProject,
+}: {
+  onClose: () => void;
+  currentProject?: Project;
+}) {
+  const qc = useQueryClient();
+  const [, navigate] = useLocation();
+  const shell = useShell();
+  const projects = useProjects();
+  const [query, setQuery] = useState('');
+  const [active, setActive] = useState(0);
+  const input = useRef<HTMLInputElement>(null);
+  const listId = useId();
+  useEscape(onClose);
+  useEffect(() => input.current?.focus(), []);
+
+  const items = useMemo(() => {
+    const q = query.trim().toLowerCase();
+    const go = (path: string) => () => {
+      onClose();
+      navigate(path);
+    };
+    const out: Item[] = [];
+    const keyMatch = query
+      .trim()
+      .toUpperCase()
+      .match(/^([A-Z0-9]{2,10})-(\d+)$/);
+    if (keyMatch) {
+      out.push({
+        id: 'open-key',
+        group: 'Tickets',
+        label: `Open ${keyMatch[0]}`,
+        run: go(`/projects/${keyMatch[1]}/${keyMatch[0]}`),
+      });
+    }
+    const actions: Item[] = [
+      ...(projects.data?.length
+        ? [
+            {
+              id: 'a-new-ticket',
+              group: 'Actions',
+              label: 'Create ticket',
+              hint: 'C',
+              run: () => {
+                onClose();
+                shell.newTicket(currentProject?.id);
+              },
+            },
+          ]
+        : []),
+      {
+        id: 'a-new-project',
+        group: 'Actions',
+        label: 'Create project',
+        run: () => {
+          onClose();
+          shell.createProject();
+        },
+      },
+      { id: 'a-projects', group: 'Actions', label: 'Go to all projects', run: go('/') },
+      ...(currentProject
+        ? [
+            {
+              id: 'a-settings',
+              group: 'Actions',
+              label: `Open ${currentProject.name} settings`,
+              run: go(`/projects/${currentProject.key}/settings`),
+            },
+          ]
+        : []),
+      {
+        id: 'a-theme',
+        group: 'Actions',
+        label: `Switch to ${effectiveTheme() === 'dark' ? 'light' : 'dark'} theme`,
+        run: () => {
+          onClose();
+          setTheme(effectiveTheme() === 'dark' ? 'light' : 'dark');
+        },
+      },
+      {
+        id: 'a-help',
+        group: 'Actions',
+        label: 'Keyboard shortcuts',
+        hint: '?',
+        run: () => {
+          onClose();
+          shell.openHelp();
+        },
+      },
+      {
+        id: 'a-signout',
+        group: 'Actions',
+        label: 'Sign out',
+        run: () => {
+          onClose();
+          shell.signOut();
+        },
+      },
+    ];
+    out.push(...actions.filter((a) => !q || a.label.toLowerCase().includes(q)));
+    for (const p of projects.data ?? []) {
+      if (q && !p.name.toLowerCase().includes(q) && !p.key.toLowerCase().includes(q)) continue;
+      out.push({
+        id: `p-${p.id}`,
+        group: 'Projects',
+        label: p.name,
+        hint: p.key,
+        icon: <ColorDot color={p.color} />,
+        run: go(`/projects/${p.key}`),
+      });
+    }
+    if (q) {
+      const tickets: Item[] = [];
+      for (const p of projects.data ?? []) {
+        const list = qc.getQueryData<Ticket[]>(qk.tickets(p.id));
+        for (const t of list ?? []) {
+          if (tickets.length >= 30) break;
+          if (!t.key.toLowerCase().includes(q) && !t.title.toLowerCase().includes(q)) continue;
+          tickets.push({
+            id: `t-${t.id}`,
+            group: 'Tickets',
+            label: t.title,
+            hint: t.key,
+            icon: <TypeIcon type={t.type} />,
+            run: go(`/projects/${p.key}/${t.key}`),
+          });
+        }
+      }
+      out.push(...tickets);
+    }
+    return out;
+  }, [query, projects.data, qc, navigate, onClose, shell, currentProject]);
+
+  const run = (i: number) => items[i]?.run();
+
+  return createPortal(
+    <div className="fixed inset-0 z-50 flex items-start justify-center bg-[var(--overlay)] p-4 pt-[12vh]">
+      <div className="fixed inset-0" aria-hidden="true" onClick={onClose} />
+      <div
+        role="dialog"
+        aria-modal="true"
+        aria-label="Command palette"
+        className="relative w-full max-w-xl overflow-hidden rounded-lg border border-line bg-surface shadow-pop"
+      >
+        <input
+          ref={input}
+          role="combobox"
+          aria-expanded="true"
+          aria-controls={listId}
+          aria-activedescendant={items[active] ? `${listId}-${active}` : undefined}
+          aria-label="Search projects, tickets and actions"
+          placeholder="Type a command, a project, a ticket key or title…"
+          className="h-11 w-full border-b border-line bg-transparent px-4 text-[14px] text-fg placeholder:text-faint focus:outline-none"
+          value={query}
+          onChange={(e) => {
+            setQuery(e.target.value);
+            setActive(0);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'ArrowDown') {
+              e.preventDefault();
+              setActive((a) => Math.min(items.length - 1, a + 1));
+            } else if (e.key === 'ArrowUp') {
+              e.preventDefault();
+              setActive((a) => Math.max(0, a - 1));
+            } else if (e.key === 'Enter') {
+              e.preventDefault();
+              run(active);
+            }
+          }}
+        />
+        <div id={listId} role="listbox" className="max-h-[50vh] overflow-y-auto p-1">
+          {items.length === 0 && (
+            <div className="px-3 py-6 text-center text-faint">Nothing matches “{query}”</div>
+          )}
+          {items.map((item, i) => (
+            <div key={item.id} role="presentation">
+              {(i === 0 || items[i - 1].group !== item.group) && (
+                <div className="px-3 pt-2 pb-1 text-[11px] font-medium tracking-wide text-faint uppercase">
+                  {item.group}
+                </div>
+              )}
+              <div
+                id={`${listId}-${i}`}
+                role="option"
+                aria-selected={i === active}
+                tabIndex={-1}
+                onMouseMove={() => setActive(i)}
+                onClick={() => run(i)}
+                onKeyDown={() => {}}
+                className={`flex cursor-pointer items-center gap-2 rounded-md px-3 py-2 ${i === active ? 'bg-hover' : ''}`}
+              >
+                {item.icon}
+                <span className="min-w-0 flex-1 truncate">{item.label}</span>
+                {item.hint && <Kbd>{item.hint}</Kbd>}
+              </div>
+            </div>
+          ))}
+        </div>
+      </div>
+    </div>,
+    document.body,
+  );
+}

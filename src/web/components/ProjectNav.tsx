@@ -1,0 +1,170 @@
+import { useQueryClient } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { Link, useLocation } from 'wouter';
+import { errorText } from '../api/client';
+import { applyProjectEvent, useDatabaseEvents, useEventStream } from '../api/events';
+import { qk2 } from '../api/part2';
+import { qk, useProject } from '../api/queries';
+import type { Project } from '../api/types';
+import { ColorDot, ErrorState, Skeleton } from './ui';
+
+const TABS = [
+  { id: 'board', label: 'Board', path: '' },
+  // Backlog and Reports join here when their pages exist (issue 10); no tab leads nowhere.
+  { id: 'settings', label: 'Settings', path: '/settings' },
+] as const;
+export type ProjectTab = (typeof TABS)[number]['id'];
+
+/** The project's pages as tabs: the board and the settings. */
+export function ProjectTabs({ project, current }: { project: Project; current: ProjectTab }) {
+  return (
+    <nav aria-label="Project" className="flex items-center gap-0.5">
+      {TABS.map((t) => (
+        <Link
+          key={t.id}
+          href={`/projects/${project.key}${t.path}`}
+          aria-current={current === t.id ? 'page' : undefined}
+          className={`rounded-md px-2 py-1 ${current === t.id ? 'bg-hover font-medium text-fg' : 'text-muted hover:bg-hover hover:text-fg'}`}
+        >
+          {t.label}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+/** The live event stream of a project, applied to the cache (the same handling as the board). */
+export function useProjectLive(projectId: string | undefined) {
+  const qc = useQueryClient();
+  const [, navigate] = useLocation();
+  const onDatabaseEvent = useDatabaseEvents(
+    () => navigate('/sign-in', { replace: true }),
+    () => navigate('/', { replace: true }),
+  );
+  useEventStream(
+    projectId ? `/api/projects/${projectId}/events` : null,
+    (ev) => {
+      if (!projectId || onDatabaseEvent(ev)) return;
+      if (ev.type === 'project.deleted') {
+        navigate('/', { replace: true });
+        return;
+      }
+      applyProjectEvent(qc, projectId, ev);
+      if (ev.type.startsWith('sprint.') || ev.type.startsWith('ticket.')) {
+        qc.invalidateQueries({ queryKey: ['burndown', projectId] });
+        qc.invalidateQueries({ queryKey: qk2.velocity(projectId) });
+      }
+      if (ev.type === 'sprint.settings.updated' || ev.type === 'sprint.updated')
+        qc.invalidateQueries({ queryKey: qk2.sprintSettings(projectId) });
+    },
+    () => {
+      if (!projectId) return;
+      for (const key of [
+        qk.tickets(projectId),
+        qk.columns(projectId),
+        qk.labels(projectId),
+        qk.members(projectId),
+        qk.sprints(projectId),
+        qk2.sprintSettings(projectId),
+      ])
+        qc.invalidateQueries({ queryKey: key });
+    },
+    () => {
+      qc.clear();
+      qc.setQueryData(qk.session, {});
+    },
+  );
+}
+
+/**
+ * The frame of a project page: the project's name, the tabs, optional actions, then the page, which
+ * gets the loaded project. Keeps the project's data live.
+ */
+export function ProjectFrame({
+  projectKey,
+  tab,
+  actions,
+  children,
+}: {
+  projectKey: string;
+  tab: ProjectTab;
+  actions?: (project: Project) => ReactNode;
+  children: (project: Project) => ReactNode;
+}) {
+  const qc = useQueryClient();
+  const project = useProject(projectKey, qc);
+  useProjectLive(project.data?.id);
+  if (project.isError)
+    return <ErrorState message={errorText(project.error)} onRetry={() => project.refetch()} />;
+  const p = project.data;
+  return (
+    <div className="flex h-full flex-col">
+      <header className="flex h-12 shrink-0 items-center gap-3 border-b border-line px-3">
+        {p ? (
+          <Link
+            href={`/projects/${p.key}`}
+            className="flex min-w-0 items-center gap-2 rounded-md px-1.5 py-1 hover:bg-hover"
+          >
+            <ColorDot color={p.color} />
+            <span className="max-w-[30vw] truncate text-[14px] font-semibold">{p.name}</span>
+            <span className="font-mono text-[11px] text-faint">{p.key}</span>
+          </Link>
+        ) : (
+          <Skeleton className="h-5 w-40" />
+        )}
+        {p && <ProjectTabs project={p} current={tab} />}
+        <span className="flex-1" />
+        {p && actions?.(p)}
+      </header>
+      <div className="min-h-0 flex-1 overflow-y-auto">
+        {p ? (
+          children(p)
+        ) : (
+          <div className="flex flex-col gap-3 p-4" role="status" aria-busy="true" aria-label="Loading">
+            <Skeleton className="h-6 w-48" />
+            <Skeleton className="h-24" />
+            <Skeleton className="h-24" />
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** A titled block of a settings-like page. */
+export function Section({
+  title,
+  description,
+  children,
+  danger,
+  id,
+}: {
+  title: string;
+  description?: ReactNode;
+  children: ReactNode;
+  danger?: boolean;
+  id?: string;
+}) {
+  return (
+    <section
+      id={id}
+      aria-label={title}
+      className={`rounded-lg border bg-surface p-4 ${danger ? 'border-danger/40' : 'border-line'}`}
+    >
+      <h2 className={`text-[14px] font-semibold ${danger ? 'text-danger' : ''}`}>{title}</h2>
+      {description && <p className="mt-0.5 mb-3 text-muted">{description}</p>}
+      {!description && <div className="mb-3" />}
+      {children}
+    </section>
+  );
+}
+
+/** An error box in the API's words. */
+export function FormError({ error }: { error: string | null }) {
+  if (!error) return null;
+  return (
+    <p role="alert" className="rounded-md bg-danger-soft px-3 py-2 text-danger">
+      {error}
+    </p>
+  );
+}

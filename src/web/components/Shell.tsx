@@ -1,0 +1,345 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
+import { Link, useLocation } from 'wouter';
+import { api, reportSignedOut } from '../api/client';
+import { applyProjectListEvent, useDatabaseEvents, useEventStream } from '../api/events';
+import type { TicketPatch } from '../api/mutations';
+import { qk, useProjects, useSession } from '../api/queries';
+import type { Project } from '../api/types';
+import { useEscape, useShortcut } from '../hooks/shortcuts';
+import { setTheme, type ThemeChoice, useTheme } from '../hooks/theme';
+import { CommandPalette } from './CommandPalette';
+import { CreateProjectDialog } from './CreateProjectDialog';
+import { MenuIcon, SearchIcon } from './icons';
+import { NewTicketDialog } from './NewTicketDialog';
+import { MenuItem, Popover } from './Popover';
+import { ShortcutHelp } from './ShortcutHelp';
+import { type ShellApi, ShellContext } from './shell-context';
+import { Avatar, ColorDot, Kbd, Skeleton } from './ui';
+
+/** The key of the project in the current path, if any. */
+export function currentProjectKey(location: string): string | null {
+  const m = location.match(/^\/projects\/([^/?#]+)/);
+  return m ? decodeURIComponent(m[1]).toUpperCase() : null;
+}
+
+function ThemeSwitch() {
+  const theme = useTheme();
+  const options: { value: ThemeChoice; label: string }[] = [
+    { value: 'system', label: 'System' },
+    { value: 'light', label: 'Light' },
+    { value: 'dark', label: 'Dark' },
+  ];
+  return (
+    <fieldset className="flex gap-1 px-2 py-1.5">
+      <legend className="sr-only">Theme</legend>
+      {options.map((o) => (
+        <button
+          key={o.value}
+          type="button"
+          aria-pressed={theme === o.value}
+          onClick={() => setTheme(o.value)}
+          className={`flex-1 rounded px-1.5 py-1 text-[12px] ${theme === o.value ? 'bg-accent-soft font-medium text-fg' : 'text-muted hover:bg-hover'}`}
+        >
+          {o.label}
+        </button>
+      ))}
+    </fieldset>
+  );
+}
+
+function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
+  const [location, navigate] = useLocation();
+  const projects = useProjects();
+  const session = useSession();
+  const shell = useContextShell();
+  const activeKey = currentProjectKey(location);
+  const user = session.data?.user;
+  return (
+    <nav aria-label="Main" className="flex h-full w-60 flex-col border-r border-line bg-subtle">
+      <div className="flex items-center gap-2 px-3 pt-3 pb-2">
+        <span
+          aria-hidden="true"
+          className="inline-flex h-6 w-6 items-center justify-center rounded-md bg-accent text-[12px] font-bold text-accent-fg"
+        >
+          D
+        </span>
+        <span className="flex-1 text-[14px] font-semibold">Docket</span>
+      </div>
+      <div className="px-2 pb-2">
+        <button
+          type="button"
+          onClick={shell.openPalette}
+          className="flex h-8 w-full items-center gap-2 rounded-md border border-line bg-surface px-2 text-left text-faint hover:border-line-strong"
+          title="Search and commands (Ctrl+K)"
+        >
+          <SearchIcon />
+          <span className="flex-1">Search or jump to…</span>
+          <Kbd>⌘K</Kbd>
+        </button>
+      </div>
+      <div className="px-2">
+        <Link
+          href="/"
+          onClick={onNavigate}
+          className={`flex h-7 items-center gap-2 rounded-md px-2 ${location === '/' || location === '/projects' ? 'bg-hover font-medium text-fg' : 'text-muted hover:bg-hover hover:text-fg'}`}
+        >
+          All projects
+        </Link>
+      </div>
+      <div className="mt-4 flex items-center justify-between px-4 pb-1 text-[11px] font-medium tracking-wide text-faint uppercase">
+        <span>Projects</span>
+        <button
+          type="button"
+          onClick={shell.createProject}
+          className="rounded px-1 text-[14px] leading-none text-faint hover:bg-hover hover:text-fg"
+          aria-label="Create project"
+          title="Create project"
+        >
+          +
+        </button>
+      </div>
+      <ul className="min-h-0 flex-1 overflow-y-auto px-2 pb-2" data-testid="sidebar-projects">
+        {projects.isPending &&
+          [0, 1, 2].map((i) => (
+            <li key={i} className="px-2 py-1.5">
+              <Skeleton className="h-4 w-3/4" />
+            </li>
+          ))}
+        {projects.isError && <li className="px-2 py-1.5 text-danger">Projects could not be loaded</li>}
+        {projects.data?.length === 0 && <li className="px-2 py-1.5 text-faint">No projects yet</li>}
+        {projects.data?.map((p) => (
+          <li key={p.id}>
+            <Link
+              href={`/projects/${p.key}`}
+              onClick={onNavigate}
+              aria-current={activeKey === p.key ? 'page' : undefined}
+              className={`flex h-7 items-center gap-2 rounded-md px-2 ${activeKey === p.key ? 'bg-hover font-medium text-fg' : 'text-muted hover:bg-hover hover:text-fg'}`}
+            >
+              <ColorDot color={p.color} />
+              <span className="min-w-0 flex-1 truncate">{p.name}</span>
+              <span className="font-mono text-[11px] text-faint">{p.key}</span>
+            </Link>
+          </li>
+        ))}
+      </ul>
+      <div className="border-t border-line p-2">
+        <Popover
+          label="User menu"
+          up
+          panelClass="w-56"
+          className="flex w-full items-center gap-2 rounded-md px-2 py-1.5 text-left hover:bg-hover"
+          button={
+            <>
+              <Avatar name={user?.name ?? user?.username} src={user?.avatar} size={22} />
+              <span className="min-w-0 flex-1 truncate" data-testid="current-user">
+                {user?.name ?? user?.username}
+              </span>
+            </>
+          }
+        >
+          {(close) => (
+            <div role="menu">
+              <div className="px-2 py-1.5 text-[12px] text-faint">
+                Signed in as <span className="text-fg">{user?.username}</span>
+              </div>
+              <ThemeSwitch />
+              <MenuItem
+                onSelect={() => {
+                  close();
+                  onNavigate?.();
+                  navigate('/profile');
+                }}
+              >
+                Profile
+              </MenuItem>
+              <MenuItem
+                onSelect={() => {
+                  close();
+                  shell.openHelp();
+                }}
+              >
+                Keyboard shortcuts{' '}
+                <span className="ml-auto">
+                  <Kbd>?</Kbd>
+                </span>
+              </MenuItem>
+              <MenuItem
+                onSelect={() => {
+                  close();
+                  shell.signOut();
+                }}
+              >
+                Sign out
+              </MenuItem>
+            </div>
+          )}
+        </Popover>
+      </div>
+    </nav>
+  );
+}
+
+const useContextShell = () => useContext(ShellContext);
+
+export function Shell({ children }: { children: ReactNode }) {
+  const qc = useQueryClient();
+  const [location, navigate] = useLocation();
+  const [palette, setPalette] = useState(false);
+  const [help, setHelp] = useState(false);
+  const [creatingProject, setCreatingProject] = useState(false);
+  const [newTicket, setNewTicket] = useState<{ projectId?: string; defaults?: TicketPatch } | null>(null);
+  const [mobileNav, setMobileNav] = useState(false);
+  const searchFocus = useRef<(() => void) | null>(null);
+  const projects = useProjects();
+
+  const signOut = useCallback(async () => {
+    try {
+      await api('/api/auth/signout', { method: 'POST', body: {} });
+    } catch {
+      // Signed out already: go on to the sign-in page.
+    }
+    qc.clear();
+    qc.setQueryData(qk.session, {});
+    navigate('/sign-in', { replace: true });
+  }, [qc, navigate]);
+
+  const projectKey = currentProjectKey(location);
+  const currentProject: Project | undefined = projects.data?.find((p) => p.key === projectKey);
+
+  const shell: ShellApi = useMemo(
+    () => ({
+      openPalette: () => setPalette(true),
+      openHelp: () => setHelp(true),
+      createProject: () => setCreatingProject(true),
+      newTicket: (projectId, defaults) => setNewTicket({ projectId, defaults }),
+      setSearchFocus: (fn) => {
+        searchFocus.current = fn;
+      },
+      signOut,
+    }),
+    [signOut],
+  );
+
+  // Ctrl/Cmd+K anywhere, even while typing.
+  useKeyK(() => setPalette((p) => !p));
+  useShortcut('?', () => {
+    setHelp(true);
+    return true;
+  });
+  useShortcut('c', () => {
+    if (!currentProject && !projects.data?.length) return false;
+    setNewTicket({ projectId: currentProject?.id });
+    return true;
+  });
+  useShortcut('/', () => {
+    if (searchFocus.current) searchFocus.current();
+    else setPalette(true);
+    return true;
+  });
+  useEscape(() => setMobileNav(false), mobileNav);
+
+  const onDatabaseEvent = useDatabaseEvents(
+    () => navigate('/sign-in', { replace: true }),
+    () => navigate('/', { replace: true }),
+  );
+  useEventStream(
+    '/api/projects/events',
+    (ev) => {
+      if (onDatabaseEvent(ev)) return;
+      if (ev.type === 'project.deleted' && ev.data?.id && ev.data.id === currentProject?.id)
+        navigate('/', { replace: true });
+      applyProjectListEvent(qc, ev);
+    },
+    () => qc.invalidateQueries({ queryKey: qk.projects }),
+    reportSignedOut,
+  );
+  // Profile changes (names, avatars) of people shown on boards, tickets and comments.
+  useEventStream(
+    '/api/users/events',
+    (ev) => {
+      if (onDatabaseEvent(ev) || ev.type !== 'user.updated') return;
+      if (ev.data?.id === qc.getQueryData<{ user?: { id: string } }>(qk.session)?.user?.id)
+        qc.invalidateQueries({ queryKey: qk.session });
+      for (const key of ['members', 'ticket', 'comments', 'users']) qc.invalidateQueries({ queryKey: [key] });
+    },
+    () => qc.invalidateQueries({ queryKey: ['members'] }),
+    reportSignedOut,
+  );
+
+  return (
+    <ShellContext.Provider value={shell}>
+      <div className="flex h-full">
+        <div className="hidden md:block">
+          <Sidebar />
+        </div>
+        {mobileNav && (
+          <div className="fixed inset-0 z-40 md:hidden">
+            <div
+              className="absolute inset-0 bg-[var(--overlay)]"
+              aria-hidden="true"
+              onClick={() => setMobileNav(false)}
+            />
+            <div className="absolute inset-y-0 left-0">
+              <Sidebar onNavigate={() => setMobileNav(false)} />
+            </div>
+          </div>
+        )}
+        <div className="flex min-w-0 flex-1 flex-col">
+          <div className="flex h-11 items-center gap-2 border-b border-line px-3 md:hidden">
+            <button
+              type="button"
+              aria-label="Open navigation"
+              className="rounded p-1 text-muted hover:bg-hover"
+              onClick={() => setMobileNav(true)}
+            >
+              <MenuIcon />
+            </button>
+            <span className="flex-1 font-semibold">Docket</span>
+            <button
+              type="button"
+              aria-label="Search and commands"
+              className="rounded p-1 text-muted hover:bg-hover"
+              onClick={() => setPalette(true)}
+            >
+              <SearchIcon />
+            </button>
+          </div>
+          <main className="min-h-0 flex-1">{children}</main>
+        </div>
+      </div>
+      {palette && <CommandPalette onClose={() => setPalette(false)} currentProject={currentProject} />}
+      {help && <ShortcutHelp onClose={() => setHelp(false)} />}
+      {creatingProject && <CreateProjectDialog onClose={() => setCreatingProject(false)} />}
+      {newTicket && (
+        <NewTicketDialog
+          projectId={newTicket.projectId ?? currentProject?.id ?? projects.data?.[0]?.id}
+          defaults={newTicket.defaults}
+          onClose={() => setNewTicket(null)}
+        />
+      )}
+    </ShellContext.Provider>
+  );
+}
+
+/** Ctrl+K or Cmd+K toggles the command palette, also from inside inputs. */
+function useKeyK(fn: () => void) {
+  const ref = useRef(fn);
+  ref.current = fn;
+  useShortcutRaw((e) => {
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 'k') {
+      e.preventDefault();
+      ref.current();
+    }
+  });
+}
+
+function useShortcutRaw(handler: (e: KeyboardEvent) => void) {
+  const ref = useRef(handler);
+  ref.current = handler;
+  useEffect(() => {
+    const on = (e: KeyboardEvent) => ref.current(e);
+    window.addEventListener('keydown', on);
+    return () => window.removeEventListener('keydown', on);
+  }, []);
+}

@@ -1,0 +1,60 @@
+import { memo } from 'react';
+import type { Label, Ticket } from '../api/types';
+import { PriorityIcon, TypeIcon } from './icons';
+import { Avatar, LabelChip } from './ui';
+
+/** A board card: key, title, type, priority, labels, story points and the assignee. */
+export const TicketCardBody = memo(function TicketCardBody({
+  ticket,
+  labels,
+  assigneeName,
+  assigneeAvatar,
+}: {
+  ticket: Ticket;
+  labels: Label[];
+  assigneeName?: string | null;
+  assigneeAvatar?: string | null;
+}) {
+  const shown = labels.slice(0, 2);
+  return (
+    <>
+      <div className="flex items-center gap-1.5 text-[11px] text-faint">
+        <span className="font-mono" data-testid="card-key">
+          {ticket.key}
+        </span>
+        {ticket.isCarriedOver && (ticket.carriedOverCount ?? 0) > 0 && (
+          <span
+            title={`Carried over ${ticket.carriedOverCount} time(s)`}
+            className="rounded bg-surface-2 px-1"
+          >
+            ↻{ticket.carriedOverCount}
+          </span>
+        )}
+      </div>
+      <div className="mt-0.5 line-clamp-2 text-[13px] leading-snug text-fg" data-testid="card-title">
+        {ticket.title}
+      </div>
+      <div className="mt-2 flex items-center gap-1.5">
+        <TypeIcon type={ticket.type} />
+        <PriorityIcon priority={ticket.priority} />
+        <span className="flex min-w-0 flex-1 items-center gap-1 overflow-hidden">
+          {shown.map((l) => (
+            <LabelChip key={l.id} name={l.name} color={l.color} />
+          ))}
+          {labels.length > shown.length && (
+            <span className="shrink-0 text-[11px] text-faint">+{labels.length - shown.length}</span>
+          )}
+        </span>
+        {ticket.storyPoints != null && (
+          <span
+            title={`${ticket.storyPoints} story points`}
+            className="inline-flex h-5 min-w-5 shrink-0 items-center justify-center rounded-full bg-surface-2 px-1.5 text-[11px] text-muted"
+          >
+            {ticket.storyPoints}
+          </span>
+        )}
+        {ticket.assigneeId && <Avatar name={assigneeName ?? 'Assignee'} src={assigneeAvatar} size={20} />}
+      </div>
+    </>
+  );
+});

@@ -1,0 +1,827 @@
+import {
+  closestCorners,
+  DndContext,
+  type DragEndEvent,
+  type DragOverEvent,
+  DragOverlay,
+  type DragStartEvent,
+  KeyboardSensor,
+  MouseSensor,
+  TouchSensor,
+  useDroppable,
+  useSensor,
+  useSensors,
+} from '@dnd-kit/core';
+import {
+  arrayMove,
+  SortableContext,
+  sortableKeyboardCoordinates,
+  useSortable,
+  verticalListSortingStrategy,
+} from '@dnd-kit/sortable';
+import { CSS } from '@dnd-kit/utilities';
+import { useQueryClient } from '@tanstack/react-query';
+import { defaultRangeExtractor, useVirtualizer } from '@tanstack/react-virtual';
+import {
+  type KeyboardEvent,
+  memo,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
+import { Link, useLocation } from 'wouter';
+import { columnTickets } from '../api/cache';
+import { errorText, reportSignedOut } from '../api/client';
+import { applyProjectEvent, useDatabaseEvents, useEventStream } from '../api/events';
+import { useCreateTicket, useUpdateTicket } from '../api/mutations';
+import {
+  qk,
+  useColumns,
+  useLabels,
+  useMembers,
+  useProject,
+  useProjects,
+  useSprints,
+  useTickets,
+} from '../api/queries';
+import {
+  type Column,
+  type Label,
+  type Member,
+  PRIORITIES,
+  type Project,
+  type Sprint,
+  TICKET_TYPES,
+  type Ticket,
+} from '../api/types';
+import { PlusIcon, SearchIcon } from '../components/icons';
+import { MenuItem, Popover } from '../components/Popover';
+import { useShell } from '../components/shell-context';
+import { TicketCardBody } from '../components/TicketCard';
+import { useToast } from '../components/toast';
+import { Button, ColorDot, EmptyState, ErrorState, Input, Kbd, Skeleton } from '../components/ui';
+import { TicketDrawer } from './ticket';
+
+export interface Filters {
+  sprint: string; // 'default' | 'all' | 'backlog' | sprint id
+  assignee: string; // '' | 'none' | user id
+  type: string;
+  priority: string;
+  label: string;
+  text: string;
+}
+const emptyFilters: Filters = {
+  sprint: 'default',
+  assignee: '',
+  type: '',
+  priority: '',
+  label: '',
+  text: '',
+};
+/** Filters per project, kept while the tab lives (opening a ticket or another project keeps them). */
+const savedFilters = new Map<string, Filters>();
+
+function matches(t: Ticket, f: Filters, sprintId: string | null | 'all') {
+  if (sprintId !== 'all' && (t.sprintId ?? null) !== sprintId) return false;
+  if (f.assignee === 'none' ? t.assigneeId : f.assignee && t.assigneeId !== f.assignee) return false;
+  if (f.type && t.type !== f.type) return false;
+  if (f.priority && t.priority !== f.priority) return false;
+  if (f.label && !(t.labelIds ?? t.labels?.map((l) => l.id) ?? []).includes(f.label)) return false;
+  if (f.text) {
+    const q = f.text.toLowerCase();
+    if (
+      !t.key.toLowerCase().includes(q) &&
+      !t.title.toLowerCase().includes(q) &&
+      !(t.description ?? '').toLowerCase().includes(q)
+    )
+      return false;
+  }
+  return true;
+}
+
+/** The project view: the board, with the ticket drawer when the path names a ticket. */
+export function ProjectPage({ projectKey, ticketRef }: { projectKey: string; ticketRef?: string }) {
+  const qc = useQueryClient();
+  const [, navigate] = useLocation();
+  const project = useProject(projectKey, qc);
+  const projectId = project.data?.id;
+  const onDatabaseEvent = useDatabaseEvents(
+    () => navigate('/sign-in', { replace: true }),
+    () => navigate('/', { replace: true }),
+  );
+  useEventStream(
+    projectId ? `/api/projects/${projectId}/events` : null,
+    (ev) => {
+      if (!projectId || onDatabaseEvent(ev)) return;
+      if (ev.type === 'project.deleted') {
+        navigate('/', { replace: true });
+        return;
+      }
+      applyProjectEvent(qc, projectId, ev);
+    },
+    () => {
+      if (!projectId) return;
+      for (const key of [
+        qk.tickets(projectId),
+        qk.columns(projectId),
+        qk.labels(projectId),
+        qk.members(projectId),
+        qk.sprints(projectId),
+      ])
+        qc.invalidateQueries({ queryKey: key });
+      qc.invalidateQueries({ queryKey: ['ticket', projectId] });
+    },
+    reportSignedOut,
+  );
+
+  if (project.isError) {
+    return <ErrorState message={errorText(project.error)} onRetry={() => project.refetch()} />;
+  }
+  if (!project.data) return <BoardSkeleton />;
+  return (
+    <>
+      <Board project={project.data} />
+      {ticketRef && (
+        <TicketDrawer
+          project={project.data}
+          ticketRef={ticketRef}
+          onClose={() => navigate(`/projects/${project.data!.key}`)}
+        />
+      )}
+    </>
+  );
+}
+
+function BoardSkeleton() {
+  return (
+    <div className="flex h-full flex-col" role="status" aria-busy="true" aria-label="Loading board">
+      <div className="flex h-12 items-center gap-3 border-b border-line px-4">
+        <Skeleton className="h-5 w-40" />
+      </div>
+      <div className="flex gap-3 p-3">
+        {[0, 1, 2].map((c) => (
+          <div key={c} className="flex w-[272px] shrink-0 flex-col gap-2">
+            <Skeleton className="h-5 w-24" />
+            {[0, 1, 2].map((i) => (
+              <Skeleton key={i} className="h-[72px]" />
+            ))}
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function ProjectSwitcher({ project }: { project: Project }) {
+  const projects = useProjects();
+  const [, navigate] = useLocation();
+  return (
+    <Popover
+      label="Switch project"
+      className="flex items-center gap-2 rounded-md px-1.5 py-1 hover:bg-hover"
+      panelClass="w-64 max-h-80 overflow-y-auto"
+      button={
+        <>
+          <ColorDot color={project.color} />
+          <span className="max-w-[40vw] truncate text-[14px] font-semibold">{project.name}</span>
+          <span className="font-mono text-[11px] text-faint">{project.key}</span>
+          <span aria-hidden="true" className="text-faint">
+            ▾
+          </span>
+        </>
+      }
+    >
+      {(close) => (
+        <div role="menu">
+          {projects.data?.map((p) => (
+            <MenuItem
+              key={p.id}
+              active={p.id === project.id}
+              onSelect={() => {
+                close();
+                navigate(`/projects/${p.key}`);
+              }}
+            >
+              <ColorDot color={p.color} />
+              <span className="min-w-0 flex-1 truncate">{p.name}</span>
+              <span className="font-mono text-[11px] text-faint">{p.key}</span>
+            </MenuItem>
+          ))}
+        </div>
+      )}
+    </Popover>
+  );
+}
+
+function FilterBar({
+  filters,
+  setFilters,
+  sprints,
+  members,
+  labels,
+  searchRef,
+}: {
+  filters: Filters;
+  setFilters: (f: Filters) => void;
+  sprints: Sprint[];
+  members: Member[];
+  labels: Label[];
+  searchRef: React.RefObject<HTMLInputElement | null>;
+}) {
+  const set = (k: keyof Filters) => (e: { target: { value: string } }) =>
+    setFilters({ ...filters, [k]: e.target.value });
+  const open = sprints.filter((s) => s.status !== 'completed');
+  const active = open.find((s) => s.status === 'active');
+  const sprintValue = filters.sprint === 'default' ? (active ? active.id : 'all') : filters.sprint;
+  const any = filters.assignee || filters.type || filters.priority || filters.label || filters.text;
+  const small =
+    'h-7 max-w-[11rem] shrink-0 rounded-md border border-line bg-surface px-1.5 text-[12px] text-fg focus:border-accent focus:outline-none';
+  return (
+    <fieldset className="flex min-w-0 items-center gap-2 overflow-x-auto border-b border-line px-3 py-2 sm:flex-wrap sm:px-4">
+      <legend className="sr-only">Filters</legend>
+      <div className="relative flex shrink-0 items-center">
+        <span className="absolute left-2">
+          <SearchIcon />
+        </span>
+        <Input
+          ref={searchRef}
+          value={filters.text}
+          onChange={set('text')}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape' && filters.text) {
+              e.preventDefault();
+              setFilters({ ...filters, text: '' });
+            }
+          }}
+          placeholder="Search…"
+          aria-label="Search tickets"
+          className="h-7 w-40 shrink-0 pl-7 text-[12px] sm:w-44"
+          data-testid="board-search"
+        />
+        <span className="pointer-events-none absolute right-1.5 hidden sm:block">
+          <Kbd>/</Kbd>
+        </span>
+      </div>
+      <select aria-label="Sprint" className={small} value={sprintValue} onChange={set('sprint')}>
+        <option value="all">All tickets</option>
+        <option value="backlog">Backlog (no sprint)</option>
+        {open.map((s) => (
+          <option key={s.id} value={s.id}>
+            {s.name}
+            {s.status === 'active' ? ' (active)' : ''}
+          </option>
+        ))}
+      </select>
+      <select aria-label="Assignee" className={small} value={filters.assignee} onChange={set('assignee')}>
+        <option value="">Any assignee</option>
+        <option value="none">Unassigned</option>
+        {members.map((m) => (
+          <option key={m.userId} value={m.userId}>
+            {m.user.name ?? m.user.username}
+          </option>
+        ))}
+      </select>
+      <select aria-label="Type" className={small} value={filters.type} onChange={set('type')}>
+        <option value="">Any type</option>
+        {TICKET_TYPES.map((t) => (
+          <option key={t}>{t}</option>
+        ))}
+      </select>
+      <select aria-label="Priority" className={small} value={filters.priority} onChange={set('priority')}>
+        <option value="">Any priority</option>
+        {PRIORITIES.map((p) => (
+          <option key={p}>{p}</option>
+        ))}
+      </select>
+      <select aria-label="Label" className={small} value={filters.label} onChange={set('label')}>
+        <option value="">Any label</option>
+        {labels.map((l) => (
+          <option key={l.id} value={l.id}>
+            {l.name}
+          </option>
+        ))}
+      </select>
+      {any && (
+        <Button
+          size="sm"
+          variant="ghost"
+          onClick={() => setFilters({ ...emptyFilters, sprint: filters.sprint })}
+        >
+          Clear filters
+        </Button>
+      )}
+    </fieldset>
+  );
+}
+
+type Containers = Record<string, string[]>;
+const COL_PREFIX = 'column:';
+
+/** The board: columns with their tickets in order, drag and drop, filters, quick create. */
+function Board({ project }: { project: Project }) {
+  const shell = useShell();
+  const toast = useToast();
+  const columns = useColumns(project.id);
+  const tickets = useTickets(project.id);
+  const members = useMembers(project.id);
+  const labels = useLabels(project.id);
+  const sprints = useSprints(project.id);
+  const update = useUpdateTicket(project.id);
+  const [filters, setFiltersState] = useState<Filters>(() => savedFilters.get(project.id) ?? emptyFilters);
+  const setFilters = (f: Filters) => {
+    savedFilters.set(project.id, f);
+    setFiltersState(f);
+  };
+  useEffect(() => setFiltersState(savedFilters.get(project.id) ?? emptyFilters), [project.id]);
+  const searchRef = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    shell.setSearchFocus(() => searchRef.current?.focus());
+    return () => shell.setSearchFocus(null);
+  }, [shell]);
+
+  const sprintList = sprints.data ?? [];
+  const activeSprint = sprintList.find((s) => s.status === 'active');
+  const sprintFilter: string | null | 'all' =
+    filters.sprint === 'default'
+      ? (activeSprint?.id ?? 'all')
+      : filters.sprint === 'backlog'
+        ? null
+        : filters.sprint;
+
+  const labelsById = useMemo(() => new Map((labels.data ?? []).map((l) => [l.id, l])), [labels.data]);
+  const membersById = useMemo(
+    () => new Map((members.data ?? []).map((m) => [m.userId, m.user])),
+    [members.data],
+  );
+
+  // The visible ids per column, in order.
+  const visible: Containers = useMemo(() => {
+    const out: Containers = {};
+    const list = tickets.data ?? [];
+    for (const c of columns.data ?? [])
+      out[c.id] = columnTickets(list, c.id)
+        .filter((t) => matches(t, filters, sprintFilter))
+        .map((t) => t.id);
+    return out;
+  }, [tickets.data, columns.data, filters, sprintFilter]);
+  const byId = useMemo(() => new Map((tickets.data ?? []).map((t) => [t.id, t])), [tickets.data]);
+
+  // Drag state: a working copy of the containers while a card is in the air.
+  const [drag, setDrag] = useState<{ activeId: string; containers: Containers } | null>(null);
+  const containers = drag?.containers ?? visible;
+  const sensors = useSensors(
+    useSensor(MouseSensor, { activationConstraint: { distance: 4 } }),
+    // On touch screens a short press picks a card up, so that a swipe still scrolls the board.
+    useSensor(TouchSensor, { activationConstraint: { delay: 200, tolerance: 6 } }),
+    useSensor(KeyboardSensor, {
+      coordinateGetter: sortableKeyboardCoordinates,
+      keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space', 'Enter'] },
+    }),
+  );
+  const containerOf = (id: string, c: Containers) =>
+    id.startsWith(COL_PREFIX) ? id.slice(COL_PREFIX.length) : Object.keys(c).find((k) => c[k].includes(id));
+
+  const onDragStart = (e: DragStartEvent) => setDrag({ activeId: String(e.active.id), containers: visible });
+  const onDragOver = (e: DragOverEvent) => {
+    const overId = e.over?.id;
+    if (!drag || overId == null) return;
+    const activeId = String(e.active.id);
+    setDrag((d) => {
+      if (!d) return d;
+      const from = containerOf(activeId, d.containers);
+      const to = containerOf(String(overId), d.containers);
+      if (!from || !to || from === to) return d;
+      const source = d.containers[from].filter((x) => x !== activeId);
+      const target = [...d.containers[to]];
+      const overIndex = target.indexOf(String(overId));
+      const at = overIndex >= 0 ? overIndex : target.length;
+      target.splice(at, 0, activeId);
+      return { ...d, containers: { ...d.containers, [from]: source, [to]: target } };
+    });
+  };
+  const onDragEnd = (e: DragEndEvent) => {
+    const d = drag;
+    setDrag(null);
+    if (!d || !e.over) return;
+    const activeId = String(e.active.id);
+    const to = containerOf(activeId, d.containers);
+    if (!to) return;
+    let seq = d.containers[to];
+    const overId = String(e.over.id);
+    if (!overId.startsWith(COL_PREFIX) && seq.includes(overId))
+      seq = arrayMove(seq, seq.indexOf(activeId), seq.indexOf(overId));
+    const ticket = byId.get(activeId);
+    if (!ticket) return;
+    // From the visible position to the position in the whole column (filters may hide tickets).
+    const i = seq.indexOf(activeId);
+    const full = columnTickets(tickets.data ?? [], to)
+      .filter((t) => t.id !== activeId)
+      .map((t) => t.id);
+    const after = seq.slice(i + 1);
+    const before = seq.slice(0, i);
+    let order: number;
+    if (after.length) order = full.indexOf(after[0]);
+    else if (before.length) order = full.indexOf(before[before.length - 1]) + 1;
+    else order = full.length;
+    if (order < 0) order = full.length;
+    if (to === ticket.columnId && order === ticket.order) return;
+    const column = columns.data?.find((c) => c.id === to);
+    update.mutate(
+      { ticket, patch: { columnId: to, order } },
+      {
+        onSuccess: () =>
+          to !== ticket.columnId && column && toast.show(`${ticket.key} moved to ${column.name}`),
+      },
+    );
+  };
+
+  const announcements = {
+    onDragStart: ({ active }: { active: { id: string | number } }) =>
+      `Picked up ${byId.get(String(active.id))?.key ?? 'ticket'}.`,
+    onDragOver: ({ over }: { over: { id: string | number } | null }) =>
+      over ? `Over ${describeOver(String(over.id))}.` : 'Not over a column.',
+    onDragEnd: ({ over }: { over: { id: string | number } | null }) =>
+      over ? `Dropped at ${describeOver(String(over.id))}.` : 'Dropped.',
+    onDragCancel: () => 'Move cancelled.',
+  };
+  function describeOver(id: string) {
+    if (id.startsWith(COL_PREFIX))
+      return columns.data?.find((c) => `${COL_PREFIX}${c.id}` === id)?.name ?? 'column';
+    return byId.get(id)?.key ?? 'ticket';
+  }
+
+  // Render time of the board with its data (read by the browser tests for the 1,000-card budget).
+  const measured = useRef(false);
+  const ready = !!(tickets.data && columns.data);
+  if (ready && !measured.current && typeof performance !== 'undefined')
+    performance.mark('docket:board-render-start');
+  useLayoutEffect(() => {
+    if (!ready || measured.current) return;
+    measured.current = true;
+    requestAnimationFrame(() => {
+      try {
+        performance.measure('docket:board-render', 'docket:board-render-start');
+      } catch {
+        // Measuring is best effort.
+      }
+    });
+  }, [ready]);
+
+  const error = columns.error ?? tickets.error;
+  const total = tickets.data?.length ?? 0;
+  const shownCount = Object.values(visible).reduce((n, ids) => n + ids.length, 0);
+  const activeTicket = drag ? byId.get(drag.activeId) : undefined;
+
+  return (
+    <div className="flex h-full flex-col">
+      <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line px-3">
+        <ProjectSwitcher project={project} />
+        <span className="hidden text-faint sm:inline">
+          {activeSprint && sprintFilter === activeSprint.id ? `· ${activeSprint.name}` : ''}
+        </span>
+        <span className="flex-1" />
+        <Link
+          href={`/projects/${project.key}/settings`}
+          className="rounded-md px-2 py-1 text-muted hover:bg-hover hover:text-fg"
+        >
+          Settings
+        </Link>
+        <Button
+          variant="primary"
+          size="sm"
+          title="New ticket (C)"
+          onClick={() =>
+            shell.newTicket(project.id, {
+              sprintId: sprintFilter !== 'all' ? sprintFilter : undefined,
+            })
+          }
+        >
+          <PlusIcon /> <span className="hidden sm:inline">New ticket</span>
+        </Button>
+      </header>
+      <FilterBar
+        filters={filters}
+        setFilters={setFilters}
+        sprints={sprintList}
+        members={members.data ?? []}
+        labels={labels.data ?? []}
+        searchRef={searchRef}
+      />
+      {error ? (
+        <ErrorState
+          message={errorText(error)}
+          onRetry={() => {
+            columns.refetch();
+            tickets.refetch();
+          }}
+        />
+      ) : !ready ? (
+        <BoardSkeleton />
+      ) : (
+        <>
+          {total > 0 && shownCount === 0 && (
+            <div className="border-b border-line bg-subtle px-4 py-1.5 text-[12px] text-muted" role="status">
+              No tickets match these filters ({total} in the project).
+            </div>
+          )}
+          <DndContext
+            sensors={sensors}
+            collisionDetection={closestCorners}
+            onDragStart={onDragStart}
+            onDragOver={onDragOver}
+            onDragEnd={onDragEnd}
+            onDragCancel={() => setDrag(null)}
+            accessibility={{
+              announcements,
+              screenReaderInstructions: {
+                draggable:
+                  'To pick up a ticket, press Space. Use the arrow keys to move it, Space to drop it, Escape to cancel.',
+              },
+            }}
+          >
+            <div
+              className="flex min-h-0 flex-1 snap-x scroll-px-3 items-start gap-3 overflow-x-auto p-3"
+              data-testid="board"
+            >
+              {columns.data!.map((c) => (
+                <BoardColumn
+                  key={c.id}
+                  project={project}
+                  column={c}
+                  ids={containers[c.id] ?? []}
+                  byId={byId}
+                  labelsById={labelsById}
+                  membersById={membersById}
+                  activeId={drag?.activeId ?? null}
+                  quickDefaults={{
+                    sprintId: sprintFilter !== 'all' ? sprintFilter : undefined,
+                    assigneeId:
+                      filters.assignee && filters.assignee !== 'none' ? filters.assignee : undefined,
+                  }}
+                />
+              ))}
+              {total === 0 && (
+                <div className="self-start">
+                  <EmptyState
+                    title="No tickets yet"
+                    action={
+                      <Button variant="primary" onClick={() => shell.newTicket(project.id)}>
+                        Create a ticket
+                      </Button>
+                    }
+                  >
+                    Press <Kbd>C</Kbd> anywhere to create one.
+                  </EmptyState>
+                </div>
+              )}
+            </div>
+            <DragOverlay dropAnimation={null}>
+              {activeTicket ? (
+                <div className="w-[256px] rotate-1 cursor-grabbing rounded-md border border-line-strong bg-surface p-2.5 shadow-pop">
+                  <TicketCardBody
+                    ticket={activeTicket}
+                    labels={ticketLabels(activeTicket, labelsById)}
+                    assigneeName={assigneeOf(activeTicket, membersById)?.name}
+                    assigneeAvatar={assigneeOf(activeTicket, membersById)?.avatar}
+                  />
+                </div>
+              ) : null}
+            </DragOverlay>
+          </DndContext>
+        </>
+      )}
+    </div>
+  );
+}
+
+type MemberUser = Member['user'];
+function ticketLabels(t: Ticket, labelsById: Map<string, Label>): Label[] {
+  if (t.labelIds)
+    return t.labelIds
+      .map((id) => labelsById.get(id) ?? t.labels?.find((l) => l.id === id))
+      .filter((l): l is Label => !!l);
+  return t.labels ?? [];
+}
+function assigneeOf(t: Ticket, membersById: Map<string, MemberUser>) {
+  if (!t.assigneeId) return null;
+  const m = membersById.get(t.assigneeId);
+  if (m) return { name: m.name ?? m.username, avatar: m.avatar };
+  return t.assignee ? { name: t.assignee.name, avatar: t.assignee.avatar } : null;
+}
+
+const CARD_ESTIMATE = 84;
+const GAP = 6;
+
+const BoardColumn = memo(function BoardColumn({
+  project,
+  column,
+  ids,
+  byId,
+  labelsById,
+  membersById,
+  activeId,
+  quickDefaults,
+}: {
+  project: Project;
+  column: Column;
+  ids: string[];
+  byId: Map<string, Ticket>;
+  labelsById: Map<string, Label>;
+  membersById: Map<string, MemberUser>;
+  activeId: string | null;
+  quickDefaults: { sprintId?: string | null; assigneeId?: string };
+}) {
+  const { setNodeRef, isOver } = useDroppable({ id: `${COL_PREFIX}${column.id}` });
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const activeIndex = activeId ? ids.indexOf(activeId) : -1;
+  const virtualizer = useVirtualizer({
+    count: ids.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => CARD_ESTIMATE + GAP,
+    overscan: 8,
+    getItemKey: (i) => ids[i],
+    // The card being dragged stays mounted even when scrolled away.
+    rangeExtractor: useCallback(
+      (range: Parameters<typeof defaultRangeExtractor>[0]) => {
+        const out = defaultRangeExtractor(range);
+        if (activeIndex >= 0 && !out.includes(activeIndex)) out.push(activeIndex);
+        return out.sort((a, b) => a - b);
+      },
+      [activeIndex],
+    ),
+  });
+  const [quick, setQuick] = useState(false);
+
+  return (
+    <section
+      aria-label={`${column.name} column`}
+      data-testid="column"
+      data-column-name={column.name}
+      className={`flex max-h-full w-[min(272px,calc(100vw-56px))] shrink-0 snap-start flex-col rounded-lg border ${isOver ? 'border-accent' : 'border-transparent'} bg-subtle`}
+    >
+      <div className="flex h-9 shrink-0 items-center gap-2 px-2.5">
+        <h2 className="min-w-0 flex-1 truncate text-[12px] font-semibold text-fg">{column.name}</h2>
+        <span className="text-[12px] text-faint" data-testid="column-count">
+          {ids.length}
+        </span>
+        <button
+          type="button"
+          aria-label={`Add a ticket to ${column.name}`}
+          title="Quick create"
+          onClick={() => setQuick((q) => !q)}
+          className="rounded p-0.5 text-faint hover:bg-hover hover:text-fg"
+        >
+          <PlusIcon />
+        </button>
+      </div>
+      {quick && (
+        <QuickCreate
+          project={project}
+          column={column}
+          defaults={quickDefaults}
+          onClose={() => setQuick(false)}
+        />
+      )}
+      <div ref={scrollRef} className="min-h-16 flex-1 overflow-y-auto px-2 pb-2" data-testid="column-scroll">
+        <div
+          ref={setNodeRef}
+          className="relative"
+          style={{ height: Math.max(virtualizer.getTotalSize(), 48) }}
+        >
+          <SortableContext items={ids} strategy={verticalListSortingStrategy}>
+            {virtualizer.getVirtualItems().map((v) => {
+              const t = byId.get(ids[v.index]);
+              if (!t) return null;
+              return (
+                <div
+                  key={v.key}
+                  data-index={v.index}
+                  ref={virtualizer.measureElement}
+                  className="absolute inset-x-0"
+                  style={{ top: v.start, paddingBottom: GAP }}
+                >
+                  <SortableCard
+                    project={project}
+                    ticket={t}
+                    labels={ticketLabels(t, labelsById)}
+                    assignee={assigneeOf(t, membersById)}
+                  />
+                </div>
+              );
+            })}
+          </SortableContext>
+          {ids.length === 0 && (
+            <div className="flex h-12 items-center justify-center rounded-md border border-dashed border-line text-[12px] text-faint">
+              No tickets
+            </div>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+});
+
+const SortableCard = memo(function SortableCard({
+  project,
+  ticket,
+  labels,
+  assignee,
+}: {
+  project: Project;
+  ticket: Ticket;
+  labels: Label[];
+  assignee: { name: string; avatar: string | null } | null;
+}) {
+  const [, navigate] = useLocation();
+  const { attributes, listeners, setNodeRef, transform, transition, isDragging } = useSortable({
+    id: ticket.id,
+  });
+  const open = () => navigate(`/projects/${project.key}/${ticket.key}`);
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    listeners?.onKeyDown?.(e);
+    if (!e.defaultPrevented && e.key === 'Enter') open();
+  };
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: a card holds block content; dnd-kit gives it the button role, focus and keys
+    <div
+      ref={setNodeRef}
+      {...attributes}
+      {...listeners}
+      role="button"
+      tabIndex={0}
+      onKeyDown={onKeyDown}
+      onClick={open}
+      aria-roledescription="ticket card"
+      aria-label={`${ticket.key} ${ticket.title}`}
+      data-testid="card"
+      data-key={ticket.key}
+      style={{ transform: CSS.Translate.toString(transform), transition }}
+      className={`cursor-pointer touch-manipulation rounded-md border border-line bg-surface p-2.5 hover:border-line-strong ${
+        isDragging ? 'opacity-40' : ''
+      }`}
+    >
+      <TicketCardBody
+        ticket={ticket}
+        labels={labels}
+        assigneeName={assignee?.name}
+        assigneeAvatar={assignee?.avatar}
+      />
+    </div>
+  );
+});
+
+function QuickCreate({
+  project,
+  column,
+  defaults,
+  onClose,
+}: {
+  project: Project;
+  column: Column;
+  defaults: { sprintId?: string | null; assigneeId?: string };
+  onClose: () => void;
+}) {
+  const create = useCreateTicket(project.id);
+  const toast = useToast();
+  const [title, setTitle] = useState('');
+  const submit = () => {
+    const t = title.trim();
+    if (!t) return;
+    setTitle('');
+    create.mutate(
+      { title: t, columnId: column.id, ...defaults },
+      {
+        onError: (err) => {
+          setTitle(t);
+          toast.error(`Could not create the ticket: ${errorText(err)}`);
+        },
+      },
+    );
+  };
+  return (
+    <div className="px-2 pb-2">
+      <Input
+        autoFocus
+        aria-label={`New ticket title in ${column.name}`}
+        placeholder="Title, then Enter"
+        value={title}
+        maxLength={255}
+        onChange={(e) => setTitle(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') {
+            e.preventDefault();
+            submit();
+          } else if (e.key === 'Escape') {
+            e.preventDefault();
+            e.stopPropagation();
+            onClose();
+          }
+        }}
+        onBlur={() => !title.trim() && onClose()}
+      />
+    </div>
+  );
+}

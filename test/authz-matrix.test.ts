@@ -1,0 +1,554 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RouteEntry } from '../src/server/app.js';
+import { ERR } from '../src/shared/errors.js';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { addMember, makeProject, makeTicket, newKey } from './helpers/board.js';
+import { type Client, PASSWORD, signIn, signUp, unique } from './helpers/factories.js';
+import { makePng, multipartBody } from './helpers/files.js';
+
+/**
+ * The authorization matrix: every route of the application (read from the route table that
+ * buildApp records with an onRoute hook) is called as each of these actors, and the status must be
+ * the one written in EXPECT below. A route without an entry fails the first test, so a new endpoint
+ * cannot be forgotten.
+ *
+ * nonMember is signed in but not in the project; projAdmin has the admin role in it; sysAdmin is a
+ * system administrator who is not a member (acts as owner); apiKey is the key of another system
+ * administrator who is not a member either (accepted wherever a session is, except the routes that
+ * refuse keys).
+ */
+const ACTORS = ['anonymous', 'nonMember', 'member', 'projAdmin', 'owner', 'sysAdmin', 'apiKey'] as const;
+type Actor = (typeof ACTORS)[number];
+type Row = [number, number, number, number, number, number, number];
+
+// Common rows, in ACTORS order.
+const ALL_200: Row = [200, 200, 200, 200, 200, 200, 200];
+const SIGNED_IN = (ok: number): Row => [401, ok, ok, ok, ok, ok, ok];
+const SESSION_ONLY = (ok: number): Row => [401, ok, ok, ok, ok, ok, 403];
+const SYSTEM_ADMIN = (ok: number): Row => [401, 403, 403, 403, 403, ok, 403];
+const PROJECT_MEMBER = (ok: number): Row => [401, 404, ok, ok, ok, ok, ok];
+const PROJECT_ADMIN = (ok: number): Row => [401, 404, 403, ok, ok, ok, ok];
+const PROJECT_OWNER = (ok: number): Row => [401, 404, 403, 403, ok, ok, ok];
+
+/** The expectation table: `METHOD url` of every route, one status per actor. HEAD uses its GET row. */
+const EXPECT: Record<string, Row> = {
+  // Public
+  'GET /api/health': ALL_200,
+  'POST /api/auth/register': [201, 201, 201, 201, 201, 201, 201],
+  'POST /api/auth/callback/credentials': ALL_200,
+  'POST /api/auth/verify-credentials': ALL_200,
+  'GET /api/auth/session': ALL_200,
+  'POST /api/auth/signout': ALL_200,
+  'GET /api/openapi.json': ALL_200,
+  'GET /api/docs': ALL_200,
+  'GET /api/docs/static/index.html': [302, 302, 302, 302, 302, 302, 302],
+  'GET /api/docs/static/swagger-initializer.js': ALL_200,
+  'GET /api/docs/json': ALL_200,
+  'GET /api/docs/yaml': ALL_200,
+  'GET /api/docs/static/*': ALL_200,
+  'GET /': ALL_200,
+  // MCP over HTTP authenticates with the key alone: a session cookie is not enough.
+  'POST /api/mcp': [401, 401, 401, 401, 401, 401, 200],
+  'GET /api/mcp': [405, 405, 405, 405, 405, 405, 405],
+  'DELETE /api/mcp': [405, 405, 405, 405, 405, 405, 405],
+
+  // The signed-in user
+  'GET /api/me': SIGNED_IN(200),
+  'PATCH /api/me': SIGNED_IN(200),
+  'PATCH /api/me/email': SESSION_ONLY(200),
+  'PATCH /api/me/password': SESSION_ONLY(400), // wrong current password: past the gate, refused by the check
+  'DELETE /api/me/account': SESSION_ONLY(400), // likewise
+  'POST /api/me/mcp-key': SESSION_ONLY(201),
+  'GET /api/me/mcp-key': SESSION_ONLY(200),
+  'DELETE /api/me/mcp-key': SESSION_ONLY(200),
+  'POST /api/me/avatar': SIGNED_IN(200),
+  'DELETE /api/me/avatar': SIGNED_IN(200),
+  'GET /api/users': SIGNED_IN(200),
+  'GET /api/upload': SIGNED_IN(200),
+  'POST /api/upload': SIGNED_IN(201),
+  'GET /api/users/events': SIGNED_IN(200),
+  'GET /api/projects/events': SIGNED_IN(200),
+
+  // System administration
+  'GET /api/admin/users': SYSTEM_ADMIN(200),
+  'POST /api/admin/users': SYSTEM_ADMIN(201),
+  'GET /api/admin/users/:userId': SYSTEM_ADMIN(200),
+  'PATCH /api/admin/users/:userId': SYSTEM_ADMIN(200),
+  'DELETE /api/admin/users/:userId': SYSTEM_ADMIN(200),
+  'GET /api/admin/settings': SYSTEM_ADMIN(200),
+  'PATCH /api/admin/settings': SYSTEM_ADMIN(200),
+  'POST /api/admin/database/export': SYSTEM_ADMIN(200),
+  'POST /api/admin/database/import': SYSTEM_ADMIN(400), // wrong confirmPassword: past the gate
+  'POST /api/admin/database/wipe': SYSTEM_ADMIN(400), // likewise
+  'POST /api/admin/database/wipe-projects': SYSTEM_ADMIN(400), // likewise
+
+  // Projects
+  'GET /api/projects': SIGNED_IN(200),
+  'POST /api/projects': SIGNED_IN(201),
+  'GET /api/projects/:projectId': PROJECT_MEMBER(200),
+  'PATCH /api/projects/:projectId': PROJECT_ADMIN(200),
+  'DELETE /api/projects/:projectId': PROJECT_OWNER(200),
+  'GET /api/projects/:projectId/events': PROJECT_MEMBER(200),
+  'GET /api/projects/:projectId/columns': PROJECT_MEMBER(200),
+  'POST /api/projects/:projectId/columns': PROJECT_ADMIN(201),
+  'PATCH /api/projects/:projectId/columns/:columnId': PROJECT_ADMIN(200),
+  'DELETE /api/projects/:projectId/columns/:columnId': PROJECT_ADMIN(200),
+  'GET /api/projects/:projectId/members': PROJECT_MEMBER(200),
+  'POST /api/projects/:projectId/members': PROJECT_ADMIN(201),
+  'PATCH /api/projects/:projectId/members/:memberId': PROJECT_ADMIN(200),
+  'DELETE /api/projects/:projectId/members/:memberId': PROJECT_ADMIN(200), // another member; self-removal is tested elsewhere
+  'GET /api/projects/:projectId/labels': PROJECT_MEMBER(200),
+  'POST /api/projects/:projectId/labels': PROJECT_MEMBER(201),
+  'PATCH /api/projects/:projectId/labels/:labelId': PROJECT_MEMBER(200),
+  'DELETE /api/projects/:projectId/labels/:labelId': PROJECT_MEMBER(200),
+
+  // Tickets
+  'GET /api/projects/:projectId/tickets': PROJECT_MEMBER(200),
+  'POST /api/projects/:projectId/tickets': PROJECT_MEMBER(201),
+  'PATCH /api/projects/:projectId/tickets': PROJECT_MEMBER(200),
+  'DELETE /api/projects/:projectId/tickets': PROJECT_MEMBER(200),
+  'GET /api/projects/:projectId/tickets/:ticketId': PROJECT_MEMBER(200),
+  'PATCH /api/projects/:projectId/tickets/:ticketId': PROJECT_MEMBER(200),
+  'DELETE /api/projects/:projectId/tickets/:ticketId': PROJECT_MEMBER(200),
+  'GET /api/projects/:projectId/tickets/:ticketId/history': PROJECT_MEMBER(200),
+  'POST /api/projects/:projectId/tickets/:ticketId/links': PROJECT_MEMBER(201),
+  'DELETE /api/projects/:projectId/tickets/:ticketId/links/:linkId': PROJECT_MEMBER(200),
+  'GET /api/projects/:projectId/tickets/:ticketId/comments': PROJECT_MEMBER(200),
+  'POST /api/projects/:projectId/tickets/:ticketId/comments': PROJECT_MEMBER(201),
+  // The comment belongs to projAdmin: only its author edits it; its author or an admin/owner deletes it.
+  'PATCH /api/projects/:projectId/tickets/:ticketId/comments/:commentId': [401, 404, 403, 200, 403, 403, 403],
+  'DELETE /api/projects/:projectId/tickets/:ticketId/comments/:commentId': PROJECT_ADMIN(200),
+  'GET /api/projects/:projectId/tickets/:ticketId/attachments': PROJECT_MEMBER(200),
+  'POST /api/projects/:projectId/tickets/:ticketId/attachments': PROJECT_MEMBER(201),
+  // The attachment belongs to the owner: its uploader or an admin/owner deletes it.
+  'DELETE /api/projects/:projectId/tickets/:ticketId/attachments/:attachmentId': PROJECT_ADMIN(200),
+  'GET /uploads/:kind/:name': PROJECT_MEMBER(200), // an attachment's file
+
+  // Sprints
+  'GET /api/projects/:projectId/sprints': PROJECT_MEMBER(200),
+  'POST /api/projects/:projectId/sprints': PROJECT_MEMBER(201),
+  'GET /api/projects/:projectId/sprints/active': PROJECT_MEMBER(200),
+  'GET /api/projects/:projectId/sprints/settings': PROJECT_MEMBER(200),
+  'PATCH /api/projects/:projectId/sprints/settings': PROJECT_ADMIN(200),
+  'GET /api/projects/:projectId/sprints/velocity': PROJECT_MEMBER(200),
+  'GET /api/projects/:projectId/sprints/:sprintId': PROJECT_MEMBER(200),
+  'PATCH /api/projects/:projectId/sprints/:sprintId': PROJECT_MEMBER(200),
+  'DELETE /api/projects/:projectId/sprints/:sprintId': PROJECT_MEMBER(200),
+  'POST /api/projects/:projectId/sprints/:sprintId/start': PROJECT_MEMBER(200),
+  'POST /api/projects/:projectId/sprints/:sprintId/complete': PROJECT_MEMBER(200),
+  'POST /api/projects/:projectId/sprints/:sprintId/extend': PROJECT_MEMBER(200),
+  'GET /api/projects/:projectId/sprints/:sprintId/burndown': PROJECT_MEMBER(200),
+};
+
+/** The key of a route in EXPECT; HEAD routes (generated for GET) share the GET row. */
+const keyOf = (r: Pick<RouteEntry, 'method' | 'url'>) => `${r.method === 'HEAD' ? 'GET' : r.method} ${r.url}`;
+
+interface Req {
+  path: string;
+  json?: unknown;
+  multipart?: { payload: Buffer; headers: Record<string, string> };
+  headers?: Record<string, string>;
+}
+
+let t: TestApp;
+let baseUrl: string;
+const users = {} as Record<Exclude<Actor, 'anonymous' | 'apiKey'>, Client> & {
+  spare: Client;
+  keyAdmin: Client;
+};
+let apiKey: string;
+let png: Buffer;
+
+/** The shared project and its records; destructive calls get fresh records instead. */
+const w = {} as {
+  projectId: string;
+  columnId: string;
+  ticketId: string;
+  labelId: string;
+  commentId: string;
+  sprintId: string;
+  linkId: string;
+  attachmentId: string;
+  attachmentUrl: string;
+};
+
+async function ok<T = any>(
+  res: { statusCode: number; body: string; json(): unknown },
+  status = 200,
+): Promise<T> {
+  expect(res.statusCode, res.body).toBe(status);
+  return res.json() as T;
+}
+
+async function freshProject() {
+  const p = await makeProject(users.owner);
+  await addMember(users.owner, p.id, users.projAdmin, 'admin');
+  await addMember(users.owner, p.id, users.member, 'member');
+  return p;
+}
+
+async function spareMembership(projectId: string, present: boolean): Promise<string | null> {
+  const members = await ok<{ id: string; userId: string }[]>(
+    await users.owner.get(`/api/projects/${projectId}/members`),
+  );
+  const current = members.find((m) => m.userId === users.spare.userId);
+  if (current && !present)
+    await ok(await users.owner.del(`/api/projects/${projectId}/members/${current.id}`));
+  if (!current && present) return (await addMember(users.owner, projectId, users.spare)).id;
+  return current?.id ?? null;
+}
+
+const attach = async (projectId: string, ticketId: string) =>
+  ok(
+    await users.owner.req({
+      method: 'POST',
+      url: `/api/projects/${projectId}/tickets/${ticketId}/attachments`,
+      ...multipartBody([{ filename: 'shot.png', contentType: 'image/png', data: png }]),
+    }),
+    201,
+  );
+
+const startedSprint = async () => {
+  const p = await freshProject();
+  const s = await ok(await users.owner.post(`/api/projects/${p.id}/sprints`, {}), 201);
+  await ok(await users.owner.post(`/api/projects/${p.id}/sprints/${s.id}/start`, {}));
+  return { p, s };
+};
+
+const P = '/api/projects/:projectId';
+const T = `${P}/tickets/:ticketId`;
+
+/** How to call a route for an actor so that, when allowed, it succeeds (fresh records where it destroys). */
+const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?: Record<string, string> }>> =
+  {
+    'POST /api/auth/register': async () => ({ json: { username: unique('reg'), password: PASSWORD } }),
+    'POST /api/auth/callback/credentials': async () => ({
+      json: { username: users.spare.username, password: PASSWORD },
+    }),
+    'POST /api/auth/verify-credentials': async () => ({
+      json: { username: users.spare.username, password: PASSWORD },
+    }),
+    // Signing out ends the session: use a second session of the same user.
+    'POST /api/auth/signout': async (actor) => ({
+      json: { callbackUrl: '/' },
+      headers: {
+        accept: 'application/json',
+        ...(actor in users
+          ? { cookie: (await signIn(t.app, users[actor as 'member'].username)).cookie }
+          : {}),
+      },
+    }),
+    'GET /api/docs/static/*': async () => ({ path: '/api/docs/static/swagger-ui.css' }),
+    'POST /api/mcp': async () => ({
+      json: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { accept: 'application/json, text/event-stream' },
+    }),
+    'PATCH /api/me': async () => ({ json: { name: 'Renamed' } }),
+    'PATCH /api/me/email': async () => ({
+      json: { email: `${unique('e')}@example.com`, password: PASSWORD },
+    }),
+    'PATCH /api/me/password': async () => ({
+      json: { currentPassword: 'Wrong-password-42', newPassword: 'Another-horse-43' },
+    }),
+    'DELETE /api/me/account': async () => ({
+      json: { password: 'Wrong-password-42', confirmation: 'delete my account' },
+    }),
+    'POST /api/me/avatar': async () => ({
+      multipart: multipartBody([{ filename: 'me.png', contentType: 'image/png', data: png }]),
+    }),
+    'POST /api/upload': async () => ({
+      multipart: multipartBody([{ filename: 'up.png', contentType: 'image/png', data: png }]),
+    }),
+    'POST /api/admin/users': async () => ({
+      json: { username: unique('adm'), password: PASSWORD, confirmPassword: PASSWORD },
+    }),
+    'PATCH /api/admin/users/:userId': async () => ({ json: { name: 'Spare' } }),
+    'DELETE /api/admin/users/:userId': async () => {
+      const doomed = await signUp(t.app);
+      return { params: { userId: doomed.userId }, json: { confirmPassword: PASSWORD } };
+    },
+    'PATCH /api/admin/settings': async () => ({ json: { maxAttachmentsPerTicket: 20 } }),
+    'POST /api/admin/database/export': async () => ({ json: { confirmPassword: PASSWORD } }),
+    'POST /api/admin/database/import': async () => ({
+      multipart: multipartBody(
+        [{ filename: 'b.json', contentType: 'application/json', data: Buffer.from('{}') }],
+        {
+          confirmPassword: 'Wrong-password-42',
+        },
+      ),
+    }),
+    'POST /api/admin/database/wipe': async () => ({
+      json: { confirmPassword: 'Wrong-password-42', confirmation: 'wipe all data' },
+    }),
+    'POST /api/admin/database/wipe-projects': async () => ({
+      json: { confirmPassword: 'Wrong-password-42' },
+    }),
+    'POST /api/projects': async () => ({ json: { name: 'Mine', key: newKey('M') } }),
+    [`PATCH ${P}`]: async () => ({ json: { description: 'Changed' } }),
+    [`DELETE ${P}`]: async () => ({ params: { projectId: (await freshProject()).id } }),
+    [`POST ${P}/columns`]: async () => ({ json: { name: unique('col') } }),
+    [`PATCH ${P}/columns/:columnId`]: async () => ({ json: { name: unique('col') } }),
+    [`DELETE ${P}/columns/:columnId`]: async () => {
+      const c = await ok(
+        await users.owner.post(`/api/projects/${w.projectId}/columns`, { name: unique('gone') }),
+        201,
+      );
+      return { params: { columnId: c.id } };
+    },
+    [`POST ${P}/members`]: async () => {
+      await spareMembership(w.projectId, false);
+      return { json: { userId: users.spare.userId } };
+    },
+    [`PATCH ${P}/members/:memberId`]: async () => ({
+      params: { memberId: (await spareMembership(w.projectId, true)) as string },
+      json: { role: 'admin' },
+    }),
+    [`DELETE ${P}/members/:memberId`]: async () => ({
+      params: { memberId: (await spareMembership(w.projectId, true)) as string },
+    }),
+    [`POST ${P}/labels`]: async () => ({ json: { name: unique('lab') } }),
+    [`PATCH ${P}/labels/:labelId`]: async () => ({ json: { color: '#112233' } }),
+    [`DELETE ${P}/labels/:labelId`]: async () => {
+      const l = await ok(
+        await users.owner.post(`/api/projects/${w.projectId}/labels`, { name: unique('gone') }),
+        201,
+      );
+      return { params: { labelId: l.id } };
+    },
+    [`POST ${P}/tickets`]: async () => ({ json: { title: 'New ticket' } }),
+    [`PATCH ${P}/tickets`]: async () => ({
+      json: { ticketIds: [w.ticketId], updates: { priority: 'High' } },
+    }),
+    [`DELETE ${P}/tickets`]: async () => ({
+      json: { ticketIds: [(await makeTicket(users.owner, w.projectId)).id] },
+    }),
+    [`PATCH ${T}`]: async () => ({ json: { title: 'Edited' } }),
+    [`DELETE ${T}`]: async () => ({ params: { ticketId: (await makeTicket(users.owner, w.projectId)).id } }),
+    [`POST ${T}/links`]: async () => ({
+      json: { targetTicketId: (await makeTicket(users.owner, w.projectId)).id, linkType: 'relates_to' },
+    }),
+    [`DELETE ${T}/links/:linkId`]: async () => {
+      const target = await makeTicket(users.owner, w.projectId);
+      const link = await ok(
+        await users.owner.post(`/api/projects/${w.projectId}/tickets/${w.ticketId}/links`, {
+          targetTicketId: target.id,
+          linkType: 'blocks',
+        }),
+        201,
+      );
+      return { params: { linkId: link.id } };
+    },
+    [`POST ${T}/comments`]: async () => ({ json: { content: 'A comment' } }),
+    [`PATCH ${T}/comments/:commentId`]: async () => ({ json: { content: 'Edited comment' } }),
+    [`DELETE ${T}/comments/:commentId`]: async () => {
+      const c = await ok(
+        await users.projAdmin.post(`/api/projects/${w.projectId}/tickets/${w.ticketId}/comments`, {
+          content: 'x',
+        }),
+        201,
+      );
+      return { params: { commentId: c.id } };
+    },
+    [`POST ${T}/attachments`]: async () => ({
+      multipart: multipartBody([{ filename: 'a.png', contentType: 'image/png', data: png }]),
+    }),
+    [`DELETE ${T}/attachments/:attachmentId`]: async () => ({
+      params: { attachmentId: (await attach(w.projectId, w.ticketId)).id },
+    }),
+    'GET /uploads/:kind/:name': async () => ({ path: w.attachmentUrl }),
+    [`POST ${P}/sprints`]: async () => ({ json: { goal: 'Ship' } }),
+    [`PATCH ${P}/sprints/settings`]: async () => ({ json: { defaultSprintDuration: 2 } }),
+    [`PATCH ${P}/sprints/:sprintId`]: async () => ({ json: { goal: 'Changed' } }),
+    [`DELETE ${P}/sprints/:sprintId`]: async () => {
+      const s = await ok(await users.owner.post(`/api/projects/${w.projectId}/sprints`, {}), 201);
+      return { params: { sprintId: s.id } };
+    },
+    [`POST ${P}/sprints/:sprintId/start`]: async () => {
+      const p = await freshProject();
+      const s = await ok(await users.owner.post(`/api/projects/${p.id}/sprints`, {}), 201);
+      return { params: { projectId: p.id, sprintId: s.id }, json: {} };
+    },
+    [`POST ${P}/sprints/:sprintId/complete`]: async () => {
+      const { p, s } = await startedSprint();
+      return { params: { projectId: p.id, sprintId: s.id }, json: { incompleteAction: 'moveToBacklog' } };
+    },
+    [`POST ${P}/sprints/:sprintId/extend`]: async () => {
+      const { p, s } = await startedSprint();
+      return {
+        params: { projectId: p.id, sprintId: s.id },
+        json: { newEndDate: new Date(Date.now() + 60 * 86_400_000).toISOString().slice(0, 10) },
+      };
+    },
+  };
+
+function fill(url: string, params: Record<string, string>): string {
+  return url.replace(/:(\w+)/g, (_m, name: string) => {
+    const v = params[name];
+    if (v === undefined) throw new Error(`no value for :${name} in ${url}`);
+    return encodeURIComponent(v);
+  });
+}
+
+/** One real HTTP request; event streams are closed once their headers have arrived. */
+async function send(actor: Actor, method: string, req: Req) {
+  const headers: Record<string, string> = {};
+  if (actor === 'apiKey') headers.authorization = `Bearer ${apiKey}`;
+  else if (actor !== 'anonymous') headers.cookie = users[actor].cookie;
+  let body: Blob | string | undefined;
+  if (req.multipart) {
+    Object.assign(headers, req.multipart.headers);
+    body = new Blob([new Uint8Array(req.multipart.payload)]);
+  } else if (req.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(req.json);
+  }
+  Object.assign(headers, req.headers ?? {});
+  const abort = new AbortController();
+  const res = await fetch(baseUrl + req.path, {
+    method,
+    headers,
+    body,
+    redirect: 'manual',
+    signal: abort.signal,
+  });
+  let text = '';
+  if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) abort.abort();
+  else text = await res.text();
+  return { status: res.status, text };
+}
+
+function errorOf(text: string): string | undefined {
+  try {
+    return (JSON.parse(text) as { error?: unknown }).error as string | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  png = await makePng(8, 8);
+  users.sysAdmin = await signUp(t.app); // the first account is a system administrator
+  expect(users.sysAdmin.isSystemAdmin).toBe(true);
+  users.owner = await signUp(t.app);
+  users.projAdmin = await signUp(t.app);
+  users.member = await signUp(t.app);
+  users.nonMember = await signUp(t.app);
+  users.spare = await signUp(t.app);
+  users.keyAdmin = await signUp(t.app);
+  await ok(await users.sysAdmin.patch(`/api/admin/users/${users.keyAdmin.userId}`, { isSystemAdmin: true }));
+  apiKey = (await ok(await users.keyAdmin.post('/api/me/mcp-key'), 201)).apiKey;
+
+  const p = await freshProject();
+  w.projectId = p.id;
+  w.columnId = (
+    await ok(await users.owner.post(`/api/projects/${p.id}/columns`, { name: 'Review' }), 201)
+  ).id;
+  w.ticketId = (await makeTicket(users.owner, p.id)).id;
+  w.labelId = (await ok(await users.owner.post(`/api/projects/${p.id}/labels`, { name: 'shared' }), 201)).id;
+  w.commentId = (
+    await ok(
+      await users.projAdmin.post(`/api/projects/${p.id}/tickets/${w.ticketId}/comments`, { content: 'c' }),
+      201,
+    )
+  ).id;
+  w.sprintId = (await ok(await users.owner.post(`/api/projects/${p.id}/sprints`, {}), 201)).id;
+  const att = await attach(p.id, w.ticketId);
+  w.attachmentId = att.id;
+  w.attachmentUrl = att.url;
+}, 120_000);
+
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('authorization matrix', () => {
+  it('has an expectation for every route of the application, and no entry for a route that does not exist', () => {
+    const routes = t.app.routeTable;
+    expect(routes.length).toBeGreaterThan(80);
+    const missing = [...new Set(routes.map(keyOf))].filter((k) => !EXPECT[k]);
+    expect(missing, 'routes without an entry in EXPECT').toEqual([]);
+    const known = new Set(routes.map(keyOf));
+    expect(
+      Object.keys(EXPECT).filter((k) => !known.has(k)),
+      'stale entries',
+    ).toEqual([]);
+    expect(
+      Object.keys(PREPARE).filter((k) => !known.has(k)),
+      'stale PREPARE entries',
+    ).toEqual([]);
+  });
+
+  it('answers every route, for every actor, with the status of the table and the stable error texts', async () => {
+    const mismatches: string[] = [];
+    for (const route of t.app.routeTable) {
+      const key = keyOf(route);
+      const row = EXPECT[key];
+      if (!row) continue; // reported by the test above
+      for (const [i, actor] of ACTORS.entries()) {
+        const prep = (await PREPARE[key]?.(actor)) ?? {};
+        const params = {
+          projectId: w.projectId,
+          columnId: w.columnId,
+          ticketId: w.ticketId,
+          labelId: w.labelId,
+          commentId: w.commentId,
+          sprintId: w.sprintId,
+          attachmentId: w.attachmentId,
+          userId: users.spare.userId,
+          ...(prep.params ?? {}),
+        };
+        const req: Req = {
+          path: prep.path ?? fill(route.url, params),
+          json: route.method === 'HEAD' ? undefined : prep.json,
+          multipart: route.method === 'HEAD' ? undefined : prep.multipart,
+          headers: prep.headers,
+        };
+        const { status, text } = await send(actor, route.method, req);
+        const where = `${route.method} ${route.url} as ${actor}`;
+        if (status !== row[i]) {
+          mismatches.push(`${where}: ${status} (expected ${row[i]}) ${text.slice(0, 160)}`);
+          continue;
+        }
+        if (route.method === 'HEAD' || route.url === '/api/mcp') continue;
+        // The denials carry the stable texts of DECISIONS 3 and 4.
+        const error = errorOf(text);
+        let want: string | undefined;
+        if (status === 401) want = ERR.authRequired;
+        else if (status === 403 && actor === 'apiKey' && (route.apiKey === false || route.auth === 'admin'))
+          want = ERR.notWithApiKey;
+        else if (status === 403 && route.auth === 'admin') want = ERR.adminRequired;
+        else if (status === 404 && actor === 'nonMember')
+          want = route.url.startsWith('/uploads/') ? ERR.notFound : ERR.projectNotFound;
+        if (want && error !== want)
+          mismatches.push(`${where}: error ${JSON.stringify(error)} (expected ${want})`);
+        if (status >= 500) mismatches.push(`${where}: server error`);
+      }
+    }
+    expect(mismatches).toEqual([]);
+  }, 300_000);
+
+  it('lets an API key act as a project member but refuses it on the key-less routes even for its own user', async () => {
+    // The key of a plain member: project routes work, the account routes do not.
+    const c = await signUp(t.app);
+    await addMember(users.owner, w.projectId, c);
+    const key = (await ok(await c.post('/api/me/mcp-key'), 201)).apiKey;
+    const auth = { authorization: `Bearer ${key}` };
+    const read = await fetch(`${baseUrl}/api/projects/${w.projectId}/tickets/${w.ticketId}`, {
+      headers: auth,
+    });
+    expect(read.status).toBe(200);
+    const pw = await fetch(`${baseUrl}/api/me/password`, {
+      method: 'PATCH',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ currentPassword: PASSWORD, newPassword: 'Another-horse-43' }),
+    });
+    expect(pw.status).toBe(403);
+    expect((await pw.json()).error).toBe(ERR.notWithApiKey);
+    const admin = await fetch(`${baseUrl}/api/admin/users`, { headers: auth });
+    expect(admin.status).toBe(403);
+  });
+});

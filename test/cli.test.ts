@@ -1,0 +1,284 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/server/app.js';
+import { type Config, loadConfig } from '../src/server/config.js';
+import { dialect, pgUrl } from './helpers/app.js';
+import { populate, snapshot } from './helpers/backup.js';
+import { PASSWORD, signIn } from './helpers/factories.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = path.join(root, 'bin', 'docket.js');
+
+interface Instance {
+  env: Record<string, string>;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh instance for the CLI: a data directory, and on PostgreSQL a fresh database. */
+async function instance(): Promise<Instance> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docket-cli-'));
+  const env: Record<string, string> = {
+    DOCKET_DATA_DIR: dataDir,
+    DOCKET_LOG_LEVEL: 'silent',
+    DOCKET_LOGIN_LIMIT: '1000',
+  };
+  let dbName: string | null = null;
+  if (dialect === 'postgres') {
+    dbName = `docket_cli_${randomBytes(5).toString('hex')}`;
+    const client = new pg.Client({ connectionString: pgUrl });
+    await client.connect();
+    await client.query(`create database ${dbName}`);
+    await client.end();
+    const url = new URL(pgUrl as string);
+    url.pathname = `/${dbName}`;
+    env.DATABASE_URL = url.toString();
+  }
+  return {
+    env,
+    dataDir,
+    async drop() {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (dbName) {
+        const client = new pg.Client({ connectionString: pgUrl });
+        await client.connect();
+        await client.query(`drop database if exists ${dbName} with (force)`);
+        await client.end();
+      }
+    },
+  };
+}
+
+function docket(inst: Instance, args: string[], opts: { input?: string } = {}) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), ...inst.env };
+    const child = execFile(
+      process.execPath,
+      [bin, ...args],
+      { cwd: inst.dataDir, env, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
+    child.stdin?.end(opts.input ?? '');
+  });
+}
+
+async function appFor(inst: Instance): Promise<{ app: FastifyInstance; config: Config }> {
+  const config = loadConfig({ ...inst.env, DOCKET_REGISTER_LIMIT: '1000' });
+  const app = await buildApp(config, { logger: false, webRoot: path.join(os.tmpdir(), 'docket-no-web') });
+  return { app, config };
+}
+
+const login = (app: FastifyInstance, username: string, password: string) =>
+  app.inject({ method: 'POST', url: '/api/auth/callback/credentials', payload: { username, password } });
+
+describe('the docket command line', { timeout: 120_000 }, () => {
+  let inst: Instance;
+  beforeAll(async () => {
+    inst = await instance();
+  });
+  afterAll(async () => inst.drop());
+
+  it('prints help and refuses unknown commands with exit code 2', async () => {
+    const help = await docket(inst, ['--help']);
+    expect(help.code).toBe(0);
+    for (const c of [
+      'serve',
+      'migrate',
+      'backup [file]',
+      'restore <file>',
+      'admin create <username>',
+      'admin reset-password <username>',
+    ]) {
+      expect(help.stdout).toContain(c);
+    }
+    const bad = await docket(inst, ['frobnicate']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('Unknown command: frobnicate');
+  });
+
+  it('migrates a new database, then says it is up to date', async () => {
+    const first = await docket(inst, ['migrate']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/Applied migrations: 001_initial/);
+    const again = await docket(inst, ['migrate']);
+    expect(again.stdout).toContain('up to date');
+  });
+
+  it('creates an administrator with a given password, or a generated one that must be changed', async () => {
+    const created = await docket(inst, [
+      'admin',
+      'create',
+      'root',
+      '--password',
+      PASSWORD,
+      '--email',
+      'root@example.com',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const generated = await docket(inst, ['admin', 'create', 'helper']);
+    expect(generated.code).toBe(0);
+    const temp = /Temporary password: (\S+)/.exec(generated.stdout)?.[1] as string;
+    expect(temp).toMatch(/^(?=.*[A-Z])(?=.*[a-z])(?=.*[0-9]).{12,}$/);
+
+    const taken = await docket(inst, ['admin', 'create', 'ROOT', '--password', PASSWORD]);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toContain('already exists');
+    const weak = await docket(inst, ['admin', 'create', 'weakling', '--password', 'short']);
+    expect(weak.code).toBe(2);
+    expect(weak.stderr).toContain('does not meet the rules');
+
+    const { app } = await appFor(inst);
+    try {
+      const root = await signIn(app, 'root', PASSWORD);
+      expect((await root.get('/api/me')).json()).toMatchObject({
+        username: 'root',
+        email: 'root@example.com',
+        isSystemAdmin: true,
+        mustChangePassword: false,
+      });
+      const helper = await signIn(app, 'helper', temp);
+      expect((await helper.get('/api/me')).json()).toMatchObject({
+        isSystemAdmin: true,
+        mustChangePassword: true,
+      });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('resets a locked-out administrator password and ends their sessions', async () => {
+    const { app } = await appFor(inst);
+    try {
+      const before = await signIn(app, 'root', PASSWORD);
+      const reset = await docket(inst, ['admin', 'reset-password', 'Root', '--password', 'Brand-new-pass-7']);
+      expect(reset.code, reset.stderr).toBe(0);
+      expect((await before.get('/api/me')).statusCode).toBe(401);
+      expect((await login(app, 'root', PASSWORD)).statusCode).toBe(401);
+      expect((await login(app, 'root', 'Brand-new-pass-7')).statusCode).toBe(200);
+      const missing = await docket(inst, [
+        'admin',
+        'reset-password',
+        'nobody',
+        '--password',
+        'Brand-new-pass-7',
+      ]);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('No user named nobody');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('docket backup and restore', { timeout: 120_000 }, () => {
+  let source: Instance;
+  let target: Instance;
+  beforeAll(async () => {
+    source = await instance();
+    target = await instance();
+  });
+  afterAll(async () => {
+    await source.drop();
+    await target.drop();
+  });
+
+  it('writes the same format as the HTTP export, to a file or to stdout, and restores it elsewhere losing nothing', async () => {
+    const { app } = await appFor(source);
+    let original: Awaited<ReturnType<typeof snapshot>>;
+    let httpExport: { format: string; version: number; data: unknown; files: unknown };
+    try {
+      const seed = await populate(app);
+      original = await snapshot(app);
+      httpExport = JSON.parse(
+        (await seed.admin.post('/api/admin/database/export', { confirmPassword: PASSWORD })).body,
+      );
+    } finally {
+      await app.close();
+    }
+    const file = path.join(source.dataDir, 'backup.json');
+    const written = await docket(source, ['backup', file]);
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stderr).toMatch(
+      /Backup written to .*: 4 users, 2 projects, 4 tickets, 3 sprints, 7 files/,
+    );
+    const fromFile = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect({ ...fromFile, exportedAt: null }).toEqual({ ...httpExport, exportedAt: null });
+    const toStdout = await docket(source, ['backup']);
+    expect(toStdout.code).toBe(0);
+    expect({ ...JSON.parse(toStdout.stdout), exportedAt: null }).toEqual({ ...fromFile, exportedAt: null });
+    expect(fs.readdirSync(source.dataDir).filter((n) => n.includes('partial'))).toEqual([]);
+
+    const notConfirmed = await docket(target, ['restore', file]);
+    expect(notConfirmed.code).toBe(2);
+    expect(notConfirmed.stderr).toContain('--yes');
+
+    const restored = await docket(target, ['restore', file, '--yes']);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stdout).toContain('Restored 4 users, 2 projects, 4 tickets, 3 sprints and 7 files');
+    const { app: after } = await appFor(target);
+    try {
+      expect(await snapshot(after)).toEqual(original);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it.runIf(fs.existsSync('/usr/bin/script'))(
+    'shows a progress bar on a terminal, and none when piped',
+    async () => {
+      const file = path.join(source.dataDir, 'backup.json');
+      const piped = await docket(target, ['restore', file, '--yes']);
+      expect(piped.code).toBe(0);
+      expect(piped.stderr).not.toContain('%');
+      // `script` runs the command on a pseudo-terminal.
+      const command = [process.execPath, bin, 'restore', file, '--yes'].map((a) => `'${a}'`).join(' ');
+      const onTty = await new Promise<string>((resolve) => {
+        execFile(
+          '/usr/bin/script',
+          ['-qec', command, '/dev/null'],
+          { cwd: target.dataDir, env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), ...target.env } },
+          (_e, stdout) => resolve(stdout),
+        );
+      });
+      expect(onTty).toMatch(/Checking +\[#+\] 100%/);
+      expect(onTty).toMatch(/Restoring +\[#+\] 100%/);
+      expect(onTty).toContain('Restored 4 users');
+    },
+  );
+
+  it('refuses a tampered or missing backup with exit code 1 and changes nothing', async () => {
+    const { app } = await appFor(target);
+    let before: Awaited<ReturnType<typeof snapshot>>;
+    try {
+      before = await snapshot(app);
+    } finally {
+      await app.close();
+    }
+    const doc = JSON.parse(fs.readFileSync(path.join(source.dataDir, 'backup.json'), 'utf8'));
+    doc.data.comments[0].ticket_id = 'missing';
+    const bad = path.join(target.dataDir, 'bad.json');
+    fs.writeFileSync(bad, JSON.stringify(doc));
+    const res = await docket(target, ['restore', bad, '--yes']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('Invalid backup file; nothing was changed.');
+    expect(res.stderr).toContain('data.comments[0].ticket_id');
+    const missing = await docket(target, ['restore', path.join(target.dataDir, 'nope.json'), '--yes']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('No such file');
+    const { app: again } = await appFor(target);
+    try {
+      expect(await snapshot(again)).toEqual(before);
+    } finally {
+      await again.close();
+    }
+  });
+});

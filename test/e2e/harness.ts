@@ -1,0 +1,190 @@
+/**
+ * Browser-test harness: builds the app when needed, starts a real server (node dist/server/main.js)
+ * on a free port with a temporary data directory, and drives Debian's Chromium with playwright-core.
+ * Set E2E_BASE_URL to run against a server that is already running instead.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const SCREENSHOTS = path.join(root, 'docs', 'screenshots');
+export const PASSWORD = 'Correct-Horse-42';
+
+function newestMtime(p: string): number {
+  if (!fs.existsSync(p)) return 0;
+  const st = fs.statSync(p);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = 0;
+  for (const e of fs.readdirSync(p)) newest = Math.max(newest, newestMtime(path.join(p, e)));
+  return newest;
+}
+
+/** Builds server and web app when the build is missing or older than the sources. */
+export function buildIfNeeded() {
+  const stamp = path.join(root, 'dist', '.build-stamp');
+  const inputs = ['src', 'vite.config.ts', 'package.json', 'tsconfig.server.json'].map((p) =>
+    newestMtime(path.join(root, p)),
+  );
+  const fresh =
+    fs.existsSync(stamp) &&
+    fs.existsSync(path.join(root, 'dist', 'server', 'main.js')) &&
+    fs.existsSync(path.join(root, 'dist', 'web', 'index.html')) &&
+    fs.statSync(stamp).mtimeMs >= Math.max(...inputs);
+  if (fresh) return;
+  // Vitest sets NODE_ENV=test, which would make Vite bundle React's development build.
+  const r = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.js')], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  if (r.status !== 0) throw new Error('Build failed');
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Server {
+  baseUrl: string;
+  dataDir: string | null;
+  stop: () => Promise<void>;
+}
+
+export async function startServer(env: Record<string, string> = {}): Promise<Server> {
+  if (process.env.E2E_BASE_URL)
+    return { baseUrl: process.env.E2E_BASE_URL.replace(/\/$/, ''), dataDir: null, stop: async () => {} };
+  buildIfNeeded();
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docket-e2e-'));
+  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'dist', 'server', 'main.js')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DOCKET_DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      DOCKET_REGISTER_LIMIT: '10000',
+      DOCKET_LOGIN_LIMIT: '10000',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  const baseUrl = `http://127.0.0.1:${port}${env.DOCKET_BASE_PATH ?? ''}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Server exited early:\n${output}`);
+    try {
+      const r = await fetch(`${baseUrl}/api/health`);
+      if (r.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`Server did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  return {
+    baseUrl,
+    dataDir,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
+  });
+}
+
+export async function newContext(
+  browser: Browser,
+  opts: { theme?: 'light' | 'dark'; width?: number; height?: number } = {},
+) {
+  return browser.newContext({
+    viewport: { width: opts.width ?? 1360, height: opts.height ?? 820 },
+    colorScheme: opts.theme ?? 'light',
+    reducedMotion: 'reduce',
+  });
+}
+
+let seq = 0;
+export const unique = (prefix: string) =>
+  `${prefix}${Date.now().toString(36)}${(seq++).toString(36)}`.slice(0, 30);
+
+/** A small API client with its own session cookie, for seeding data quickly. */
+export class ApiClient {
+  cookie = '';
+  constructor(readonly baseUrl: string) {}
+  async req<T = any>(method: string, p: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${this.baseUrl}${p}`, {
+      method,
+      headers: { 'content-type': 'application/json', accept: 'application/json', cookie: this.cookie },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      redirect: 'manual',
+    });
+    const set = res.headers.getSetCookie?.() ?? [];
+    for (const c of set) if (c.startsWith('docket_session=')) this.cookie = c.split(';')[0];
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${p} -> ${res.status} ${text}`);
+    return (text ? JSON.parse(text) : null) as T;
+  }
+  static async signUp(baseUrl: string, username = unique('u'), name?: string) {
+    const c = new ApiClient(baseUrl);
+    const user = await c.req('POST', '/api/auth/register', { username, password: PASSWORD, name });
+    await c.req('POST', '/api/auth/callback/credentials', { username, password: PASSWORD });
+    return Object.assign(c, { username, userId: user.id as string });
+  }
+}
+
+/** Signs a browser context in through the real sign-in form. */
+export async function signInUi(page: Page, baseUrl: string, username: string, password = PASSWORD) {
+  await page.goto(`${baseUrl}/sign-in`);
+  await page.getByLabel('Username or e-mail').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByTestId('current-user').waitFor();
+}
+
+/** Copies an API client's session into a browser context. */
+export async function adoptSession(ctx: BrowserContext, baseUrl: string, client: ApiClient) {
+  const [name, value] = client.cookie.split('=');
+  await ctx.addCookies([{ name, value, url: baseUrl }]);
+}
+
+export async function screenshot(page: Page, name: string) {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+}

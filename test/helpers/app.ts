@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../../src/server/app.js';
+import { type Config, loadConfig } from '../../src/server/config.js';
+
+/** Which database this test run uses: the vitest project sets DOCKET_TEST_DIALECT. */
+export const dialect = (process.env.DOCKET_TEST_DIALECT ?? 'sqlite') as 'sqlite' | 'postgres';
+export const pgUrl = process.env.DOCKET_TEST_DATABASE_URL;
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  close(): Promise<void>;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+
+/**
+ * A fresh Docket on a fresh database: a temporary SQLite file, or a new schema in the test
+ * PostgreSQL database. Nothing is mocked.
+ */
+export async function testConfig(env: Record<string, string> = {}): Promise<Config> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docket-test-'));
+  const config = loadConfig({
+    DOCKET_DATA_DIR: dataDir,
+    DOCKET_LOG_LEVEL: 'silent',
+    DOCKET_REGISTER_LIMIT: '1000',
+    DOCKET_LOGIN_LIMIT: '1000',
+    ...(dialect === 'postgres' ? { DATABASE_URL: requirePgUrl() } : {}),
+    ...env,
+  });
+  if (dialect === 'postgres') config.pgSchema = `t_${randomBytes(6).toString('hex')}`;
+  return config;
+}
+
+function requirePgUrl(): string {
+  if (!pgUrl) throw new Error('DOCKET_TEST_DATABASE_URL is required for the postgres test project');
+  return pgUrl;
+}
+
+export async function createTestApp(
+  env: Record<string, string> = {},
+  opts: { webRoot?: string } = {},
+): Promise<TestApp> {
+  const config = await testConfig(env);
+  const app = await buildApp(config, {
+    logger: false,
+    webRoot: opts.webRoot ?? path.join(os.tmpdir(), 'docket-no-web'),
+  });
+  const close = async () => {
+    await app.close();
+    await dropTestData(config);
+  };
+  cleanups.push(close);
+  return { app, config, close };
+}
+
+/** Removes a test's data directory and PostgreSQL schema. */
+export async function dropTestData(config: Config) {
+  fs.rmSync(config.dataDir, { recursive: true, force: true });
+  if (config.pgSchema && config.databaseUrl) {
+    const client = new pg.Client({ connectionString: config.databaseUrl });
+    await client.connect();
+    try {
+      await client.query(`drop schema if exists "${config.pgSchema}" cascade`);
+    } finally {
+      await client.end();
+    }
+  }
+}
