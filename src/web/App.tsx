@@ -13,6 +13,9 @@ const ProjectSettingsPage = lazy(() =>
   import('./pages/ProjectSettings').then((m) => ({ default: m.ProjectSettingsPage })),
 );
 const ProfilePage = lazy(() => import('./pages/Profile').then((m) => ({ default: m.ProfilePage })));
+const BacklogPage = lazy(() => import('./pages/Backlog').then((m) => ({ default: m.BacklogPage })));
+const ReportsPage = lazy(() => import('./pages/Reports').then((m) => ({ default: m.ReportsPage })));
+const AdminPage = lazy(() => import('./pages/Admin').then((m) => ({ default: m.AdminPage })));
 
 function BootSkeleton() {
   return (
@@ -60,6 +63,15 @@ function Authenticated() {
           </Route>
           <Route path="/profile">
             <ProfilePage />
+          </Route>
+          <Route path="/admin/:section?">
+            {(p) => <AdminPage section={p.section} />}
+          </Route>
+          <Route path="/projects/:key/backlog">
+            {(p) => <BacklogPage projectKey={p.key.toUpperCase()} />}
+          </Route>
+          <Route path="/projects/:key/reports">
+            {(p) => <ReportsPage projectKey={p.key.toUpperCase()} />}
           </Route>
           <Route path="/projects/:key/settings">
             {(p) => <ProjectSettingsPage projectKey={p.key.toUpperCase()} />}

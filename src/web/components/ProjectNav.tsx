@@ -10,12 +10,13 @@ import { ColorDot, ErrorState, Skeleton } from './ui';
 
 const TABS = [
   { id: 'board', label: 'Board', path: '' },
-  // Backlog and Reports join here when their pages exist (issue 10); no tab leads nowhere.
+  { id: 'backlog', label: 'Backlog', path: '/backlog' },
+  { id: 'reports', label: 'Reports', path: '/reports' },
   { id: 'settings', label: 'Settings', path: '/settings' },
 ] as const;
 export type ProjectTab = (typeof TABS)[number]['id'];
 
-/** The project's pages as tabs: the board and the settings. */
+/** The project's pages as tabs: board, backlog, reports and settings. */
 export function ProjectTabs({ project, current }: { project: Project; current: ProjectTab }) {
   return (
     <nav aria-label="Project" className="flex items-center gap-0.5">

@@ -153,6 +153,17 @@ function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
               >
                 Profile
               </MenuItem>
+              {user?.isSystemAdmin && (
+                <MenuItem
+                  onSelect={() => {
+                    close();
+                    onNavigate?.();
+                    navigate('/admin');
+                  }}
+                >
+                  Administration
+                </MenuItem>
+              )}
               <MenuItem
                 onSelect={() => {
                   close();
