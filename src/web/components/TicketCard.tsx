@@ -24,10 +24,14 @@ export const TicketCardBody = memo(function TicketCardBody({
         </span>
         {ticket.isCarriedOver && (ticket.carriedOverCount ?? 0) > 0 && (
           <span
-            title={`Carried over ${ticket.carriedOverCount} time(s)`}
-            className="rounded bg-surface-2 px-1"
+            title={`Carried over ${ticket.carriedOverCount} time${ticket.carriedOverCount === 1 ? '' : 's'}`}
+            className="rounded bg-surface-2 px-1 text-warn"
+            data-testid="card-carried-over"
           >
-            ↻{ticket.carriedOverCount}
+            <span aria-hidden="true">↻{ticket.carriedOverCount}</span>
+            <span className="sr-only">
+              Carried over {ticket.carriedOverCount} time{ticket.carriedOverCount === 1 ? '' : 's'}
+            </span>
           </span>
         )}
       </div>

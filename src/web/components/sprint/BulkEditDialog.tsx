@@ -1,0 +1,220 @@
+/**
+ * Edits many tickets at once through the bulk update endpoint (all or nothing). Each field starts at
+ * "No change"; labels can be added, removed or replaced.
+ */
+import { type FormEvent, useState } from 'react';
+import { errorText } from '../../api/client';
+import type { SprintFull } from '../../api/part2';
+import { type Column, type Label, type Member, PRIORITIES, TICKET_TYPES, type Ticket } from '../../api/types';
+import { FormError } from '../ProjectNav';
+import { useToast } from '../toast';
+import { Button, ColorDot, Dialog, Field, Select } from '../ui';
+import type { BulkUpdates, SprintActions } from './sprintActions';
+
+type LabelMode = 'keep' | 'add' | 'remove' | 'replace';
+const POINTS = [1, 2, 3, 5, 8, 13, 21];
+
+const labelIdsOf = (t: Ticket) => t.labelIds ?? t.labels?.map((l) => l.id) ?? [];
+
+export function BulkEditDialog({
+  tickets,
+  columns,
+  members,
+  labels,
+  sprints,
+  actions,
+  onClose,
+  onDone,
+}: {
+  tickets: Ticket[];
+  columns: Column[];
+  members: Member[];
+  labels: Label[];
+  sprints: SprintFull[];
+  actions: SprintActions;
+  onClose: () => void;
+  onDone: () => void;
+}) {
+  const toast = useToast();
+  const [column, setColumn] = useState('');
+  const [assignee, setAssignee] = useState('');
+  const [priority, setPriority] = useState('');
+  const [type, setType] = useState('');
+  const [sprint, setSprint] = useState('');
+  const [points, setPoints] = useState('');
+  const [labelMode, setLabelMode] = useState<LabelMode>('keep');
+  const [chosen, setChosen] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const updates: BulkUpdates = {};
+  if (column) updates.columnId = column;
+  if (assignee) updates.assigneeId = assignee === 'none' ? null : assignee;
+  if (priority) updates.priority = priority as Ticket['priority'];
+  if (type) updates.type = type as Ticket['type'];
+  if (sprint) updates.sprintId = sprint === 'backlog' ? null : sprint;
+  if (points) updates.storyPoints = points === 'none' ? null : Number(points);
+  const labelsChange = labelMode !== 'keep' && (labelMode === 'replace' || chosen.length > 0);
+  const anything = Object.keys(updates).length > 0 || labelsChange;
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!anything) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const ids = tickets.map((t) => t.id);
+      if (!labelsChange) {
+        await actions.bulkUpdate(ids, updates);
+      } else if (labelMode === 'replace') {
+        await actions.bulkUpdate(ids, { ...updates, labelIds: chosen });
+      } else {
+        // Adding or removing gives each ticket its own label set: one bulk update per resulting set.
+        const groups = new Map<string, { labelIds: string[]; ids: string[] }>();
+        for (const t of tickets) {
+          const current = labelIdsOf(t);
+          const next =
+            labelMode === 'add'
+              ? [...new Set([...current, ...chosen])]
+              : current.filter((id) => !chosen.includes(id));
+          const key = [...next].sort().join(',');
+          const g = groups.get(key) ?? { labelIds: next, ids: [] };
+          g.ids.push(t.id);
+          groups.set(key, g);
+        }
+        for (const g of groups.values())
+          await actions.bulkUpdate(g.ids, { ...updates, labelIds: g.labelIds });
+      }
+      toast.show(`${tickets.length} ticket${tickets.length === 1 ? '' : 's'} updated`, 'success');
+      onDone();
+      onClose();
+    } catch (err) {
+      setError(errorText(err));
+      setBusy(false);
+    }
+  };
+
+  const open = sprints.filter((s) => s.status !== 'completed');
+  return (
+    <Dialog title={`Edit ${tickets.length} ticket${tickets.length === 1 ? '' : 's'}`} onClose={onClose}>
+      <form onSubmit={submit} className="flex flex-col gap-3">
+        <p className="text-muted">Fields left at “No change” keep each ticket's own value.</p>
+        <div className="grid grid-cols-2 gap-3">
+          <Field label="Column">
+            {(id) => (
+              <Select id={id} value={column} onChange={(e) => setColumn(e.target.value)}>
+                <option value="">No change</option>
+                {columns.map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.name}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+          <Field label="Sprint">
+            {(id) => (
+              <Select id={id} value={sprint} onChange={(e) => setSprint(e.target.value)}>
+                <option value="">No change</option>
+                <option value="backlog">Backlog (no sprint)</option>
+                {open.map((s) => (
+                  <option key={s.id} value={s.id}>
+                    {s.name}
+                    {s.status === 'active' ? ' (active)' : ''}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+          <Field label="Assignee">
+            {(id) => (
+              <Select id={id} value={assignee} onChange={(e) => setAssignee(e.target.value)}>
+                <option value="">No change</option>
+                <option value="none">Unassigned</option>
+                {members.map((m) => (
+                  <option key={m.userId} value={m.userId}>
+                    {m.user.name ?? m.user.username}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+          <Field label="Priority">
+            {(id) => (
+              <Select id={id} value={priority} onChange={(e) => setPriority(e.target.value)}>
+                <option value="">No change</option>
+                {PRIORITIES.map((p) => (
+                  <option key={p}>{p}</option>
+                ))}
+              </Select>
+            )}
+          </Field>
+          <Field label="Type">
+            {(id) => (
+              <Select id={id} value={type} onChange={(e) => setType(e.target.value)}>
+                <option value="">No change</option>
+                {TICKET_TYPES.map((t) => (
+                  <option key={t}>{t}</option>
+                ))}
+              </Select>
+            )}
+          </Field>
+          <Field label="Story points">
+            {(id) => (
+              <Select id={id} value={points} onChange={(e) => setPoints(e.target.value)}>
+                <option value="">No change</option>
+                <option value="none">None</option>
+                {POINTS.map((p) => (
+                  <option key={p} value={p}>
+                    {p}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+        </div>
+        <fieldset className="flex flex-col gap-2">
+          <legend className="mb-1 text-[12px] font-medium text-muted">Labels</legend>
+          <Select
+            aria-label="Label change"
+            className="w-56"
+            value={labelMode}
+            onChange={(e) => setLabelMode(e.target.value as LabelMode)}
+          >
+            <option value="keep">No change</option>
+            <option value="add">Add the chosen labels</option>
+            <option value="remove">Remove the chosen labels</option>
+            <option value="replace">Replace with the chosen labels</option>
+          </Select>
+          {labelMode !== 'keep' &&
+            (labels.length === 0 ? (
+              <p className="text-[12px] text-faint">This project has no labels yet.</p>
+            ) : (
+              <div className="flex flex-wrap gap-x-4 gap-y-1.5">
+                {labels.map((l) => (
+                  <label key={l.id} className="flex items-center gap-1.5">
+                    <input
+                      type="checkbox"
+                      checked={chosen.includes(l.id)}
+                      onChange={(e) =>
+                        setChosen((c) => (e.target.checked ? [...c, l.id] : c.filter((x) => x !== l.id)))
+                      }
+                    />
+                    <ColorDot color={l.color} size={8} />
+                    {l.name}
+                  </label>
+                ))}
+              </div>
+            ))}
+        </fieldset>
+        <FormError error={error} />
+        <div className="flex justify-end gap-2">
+          <Button onClick={onClose}>Cancel</Button>
+          <Button type="submit" variant="primary" disabled={busy || !anything}>
+            {busy ? 'Saving…' : `Apply to ${tickets.length}`}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
