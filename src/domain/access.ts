@@ -4,6 +4,7 @@ import { ERR } from '../shared/errors.js';
 import type { Actor, Ctx, Tx } from './context.js';
 import { actorOf } from './context.js';
 import { forbidden, notFound } from './errors.js';
+import { arg, runPrepared } from './prepared.js';
 
 /**
  * Named policies, checked before data access. A project the caller is not a member of reads as
@@ -41,20 +42,24 @@ export async function projectAccess(
   need: Role = 'member',
 ): Promise<ProjectAccess> {
   const actor = actorOf(ctx);
-  // One query: the project and the caller's membership in it.
-  const row = await db
-    .selectFrom('projects')
-    .leftJoin('project_members', (join) =>
-      join
-        .onRef('project_members.project_id', '=', 'projects.id')
-        .on('project_members.user_id', '=', actor.userId),
-    )
-    .selectAll('projects')
-    .select('project_members.role as member_role')
-    .where((eb) =>
-      eb.or([eb('projects.id', '=', ref.toLowerCase()), eb('projects.key', '=', ref.toUpperCase())]),
-    )
-    .executeTakeFirst();
+  // One query, compiled once (it runs on nearly every request): the project and the caller's
+  // membership in it.
+  const [row] = await runPrepared(
+    db,
+    'project-access',
+    (q) =>
+      q
+        .selectFrom('projects')
+        .leftJoin('project_members', (join) =>
+          join
+            .onRef('project_members.project_id', '=', 'projects.id')
+            .on('project_members.user_id', '=', arg(0)),
+        )
+        .selectAll('projects')
+        .select('project_members.role as member_role')
+        .where((eb) => eb.or([eb('projects.id', '=', arg(1)), eb('projects.key', '=', arg(2))])),
+    [actor.userId, ref.toLowerCase(), ref.toUpperCase()],
+  );
   if (!row) throw notFound(ERR.projectNotFound);
   const { member_role, ...project } = row;
   const member = member_role ? { role: member_role } : undefined;

@@ -5,6 +5,7 @@ import type { Actor, Ctx, Services, Tx } from './context.js';
 import { AppError, badRequest, forbidden, unauthorized } from './errors.js';
 import { newId, nowIso } from './ids.js';
 import { verifyPassword } from './passwords.js';
+import { arg, runPrepared } from './prepared.js';
 import { hashToken, newApiKey, newSessionToken } from './tokens.js';
 
 export interface NewSession {
@@ -62,13 +63,19 @@ export interface ResolvedSession {
 
 /** Resolves a session cookie to its user; expired sessions and disabled users resolve to null. */
 export async function resolveSession(s: Services, token: string): Promise<ResolvedSession | null> {
-  const row = await s.db.kysely
-    .selectFrom('sessions')
-    .innerJoin('users', 'users.id', 'sessions.user_id')
-    .selectAll('users')
-    .select(['sessions.id as session_id', 'sessions.expires_at as session_expires'])
-    .where('sessions.token_hash', '=', hashToken(token))
-    .executeTakeFirst();
+  // Compiled once: it runs on every signed-in request.
+  const [row] = await runPrepared(
+    s.db.kysely,
+    'session-resolve',
+    (db) =>
+      db
+        .selectFrom('sessions')
+        .innerJoin('users', 'users.id', 'sessions.user_id')
+        .selectAll('users')
+        .select(['sessions.id as session_id', 'sessions.expires_at as session_expires'])
+        .where('sessions.token_hash', '=', arg(0)),
+    [hashToken(token)],
+  );
   if (!row) return null;
   if (row.session_expires <= nowIso()) {
     await s.db.kysely.deleteFrom('sessions').where('id', '=', row.session_id).execute();
@@ -90,18 +97,23 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
 
 /** Resolves a Bearer API key; 401 `Invalid API key` for a wrong or revoked key or an inactive user. */
 export async function resolveApiKey(s: Services, key: string): Promise<Actor> {
-  const row = await s.db.kysely
-    .selectFrom('api_keys')
-    .innerJoin('users', 'users.id', 'api_keys.user_id')
-    .select([
-      'api_keys.id as key_id',
-      'api_keys.last_used_at',
-      'users.id',
-      'users.is_active',
-      'users.is_system_admin',
-    ])
-    .where('api_keys.key_hash', '=', hashToken(key))
-    .executeTakeFirst();
+  const [row] = await runPrepared(
+    s.db.kysely,
+    'api-key-resolve',
+    (db) =>
+      db
+        .selectFrom('api_keys')
+        .innerJoin('users', 'users.id', 'api_keys.user_id')
+        .select([
+          'api_keys.id as key_id',
+          'api_keys.last_used_at',
+          'users.id',
+          'users.is_active',
+          'users.is_system_admin',
+        ])
+        .where('api_keys.key_hash', '=', arg(0)),
+    [hashToken(key)],
+  );
   if (row?.is_active !== 1) throw new AppError(401, ERR.invalidApiKey);
   const now = nowIso();
   // Record use at most once a minute, so that reads stay reads.

@@ -15,6 +15,7 @@ import { invalidField, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
 import { pageOf } from './paging.js';
 import {
+  LIST_SELECT,
   presentTicketByRef,
   presentTicketList,
   presentTicketsFull,
@@ -369,28 +370,32 @@ export async function listTickets(ctx: Ctx, projectRef: string, q: TicketListQue
           .orderBy('c.position')
           .orderBy('t.position')
           .orderBy('t.number');
-  const [total, rows] = await Promise.all([
-    db
-      .selectFrom('tickets as t')
-      .where(filter)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow(),
-    page
-      .leftJoin('users as a', 'a.id', 't.assignee_id')
-      .limit(limit)
-      .offset(offset)
-      .selectAll('t')
-      .select(['a.username as a_username', 'a.name as a_name', 'a.avatar as a_avatar'])
-      .execute(),
+  const paged = q.limit !== undefined || q.offset !== undefined;
+  const [counted, rows] = await Promise.all([
+    // Unpaged, the list is the whole result: its length is the total.
+    paged
+      ? db
+          .selectFrom('tickets as t')
+          .where(filter)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      : null,
+    ctx.db.arrays(
+      page
+        .leftJoin('users as a', 'a.id', 't.assignee_id')
+        .limit(limit)
+        .offset(offset)
+        .select([...LIST_SELECT])
+        .compile(),
+    ),
   ]);
   // The page's ids for the batched reads: the list itself when paged (at most 1,000), else the
   // filter alone (no join, no sort), so the number of queries never depends on the size.
-  const ids =
-    q.limit !== undefined || q.offset !== undefined
-      ? rows.map((r) => r.id)
-      : db.selectFrom('tickets as t').where(filter).select('t.id');
+  const ids = paged
+    ? rows.map((r) => r[0] as string)
+    : db.selectFrom('tickets as t').where(filter).select('t.id');
   const items = await presentTicketList(db, project.key, rows, ids);
-  return { items, total: Number(total.n) };
+  return { items, total: counted ? Number(counted.n) : rows.length };
 }
 
 /** The full read: base fields plus column, assignee, reporter, sprint, labels, watchers, links and counts. */
