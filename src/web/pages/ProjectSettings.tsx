@@ -1,4 +1,5 @@
 import {
+  type Announcements,
   closestCenter,
   DndContext,
   type DragEndEvent,
@@ -16,7 +17,7 @@ import {
 } from '@dnd-kit/sortable';
 import { CSS } from '@dnd-kit/utilities';
 import { useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { PALETTE } from '../../shared/limits';
 import { api, enc, errorText } from '../api/client';
@@ -209,6 +210,7 @@ function ColumnsSection({ project, canEdit }: { project: Project; canEdit: boole
     useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }),
   );
   const list = columns.data ?? [];
+  const announcements = useColumnAnnouncements(list);
   const counts = new Map<string, number>();
   for (const t of tickets.data ?? []) counts.set(t.columnId, (counts.get(t.columnId) ?? 0) + 1);
 
@@ -268,7 +270,18 @@ function ColumnsSection({ project, canEdit }: { project: Project; canEdit: boole
       {columns.isPending ? (
         <Skeleton className="h-24" />
       ) : (
-        <DndContext sensors={sensors} collisionDetection={closestCenter} onDragEnd={onDragEnd}>
+        <DndContext
+          sensors={sensors}
+          collisionDetection={closestCenter}
+          onDragEnd={onDragEnd}
+          accessibility={{
+            announcements,
+            screenReaderInstructions: {
+              draggable:
+                'To move a column, press Space or Enter. While moving it, use the up and down arrow keys, press Space or Enter to drop it, or Escape to cancel.',
+            },
+          }}
+        >
           <SortableContext items={list.map((c) => c.id)} strategy={verticalListSortingStrategy}>
             <ul className="flex flex-col gap-1" data-testid="column-list">
               {list.map((c) => (
@@ -308,12 +321,39 @@ function ColumnsSection({ project, canEdit }: { project: Project; canEdit: boole
           project={project}
           column={deleting}
           columns={list}
-          count={counts.get(deleting.id) ?? 0}
+          count={tickets.data ? (counts.get(deleting.id) ?? 0) : null}
           onClose={() => setDeleting(null)}
         />
       )}
     </Section>
   );
+}
+
+/** Screen-reader announcements of a column move, by name and position rather than by internal id. */
+function useColumnAnnouncements(list: Column[]): Announcements {
+  const moved = useRef(false);
+  const name = (id: string | number) => list.find((c) => c.id === id)?.name ?? 'column';
+  const position = (id: string | number) =>
+    `position ${list.findIndex((c) => c.id === id) + 1} of ${list.length}`;
+  return {
+    onDragStart({ active }) {
+      moved.current = false;
+      return `Picked up column ${name(active.id)}, ${position(active.id)}.`;
+    },
+    onDragOver({ active, over }) {
+      // The first "over" is the column's own place: nothing has moved yet.
+      if (!over || (over.id === active.id && !moved.current)) return undefined;
+      moved.current = true;
+      return `Column ${name(active.id)} moved to ${position(over.id)}.`;
+    },
+    onDragEnd({ active, over }) {
+      if (!over) return `Column ${name(active.id)} was dropped where it was.`;
+      return `Column ${name(active.id)} dropped at ${position(over.id)}.`;
+    },
+    onDragCancel({ active }) {
+      return `Moving column ${name(active.id)} was cancelled.`;
+    },
+  };
 }
 
 function ColumnRow({
@@ -397,7 +437,8 @@ function DeleteColumnDialog({
   project: Project;
   column: Column;
   columns: Column[];
-  count: number;
+  /** Tickets in the column; null while the board's tickets are still loading. */
+  count: number | null;
   onClose: () => void;
 }) {
   const qc = useQueryClient();
@@ -412,7 +453,7 @@ function DeleteColumnDialog({
     try {
       await api(p(project.id, `/columns/${enc(column.id)}`), {
         method: 'DELETE',
-        body: count > 0 ? { moveTicketsTo: target } : {},
+        body: count !== 0 ? { moveTicketsTo: target } : {},
       });
       qc.invalidateQueries({ queryKey: qk.columns(project.id) });
       qc.invalidateQueries({ queryKey: qk.tickets(project.id) });
@@ -425,8 +466,12 @@ function DeleteColumnDialog({
   return (
     <Dialog title={`Delete column ${column.name}?`} onClose={onClose}>
       <form onSubmit={submit} className="flex flex-col gap-3">
-        {count > 0 ? (
-          <Field label={`Move its ${count} ticket${count === 1 ? '' : 's'} to`}>
+        {count !== 0 ? (
+          <Field
+            label={
+              count === null ? 'Move its tickets to' : `Move its ${count} ticket${count === 1 ? '' : 's'} to`
+            }
+          >
             {(id) => (
               <Select id={id} value={target} onChange={(e) => setTarget(e.target.value)}>
                 {others.map((c) => (
@@ -470,8 +515,14 @@ function MembersSection({
   const [removing, setRemoving] = useState<Member | null>(null);
   const manage = role === 'owner' || role === 'admin';
   const refresh = () => qc.invalidateQueries({ queryKey: qk.members(project.id) });
+  const [handingOver, setHandingOver] = useState<Member | null>(null);
   const changeRole = async (m: Member, next: Role) => {
     setError(null);
+    // Handing the project over cannot be taken back by the previous owner: ask first.
+    if (next === 'owner') {
+      setHandingOver(m);
+      return;
+    }
     try {
       await api(p(project.id, `/members/${enc(m.id)}`), { method: 'PATCH', body: { role: next } });
     } catch (err) {
@@ -504,18 +555,20 @@ function MembersSection({
                 </span>
               </span>
               {canTouch(m) ? (
-                <Select
-                  aria-label={`Role of ${m.user.username}`}
-                  className="w-28"
-                  value={m.role}
-                  onChange={(e) => changeRole(m, e.target.value as Role)}
-                >
-                  {role === 'owner' && <option value="owner">Owner</option>}
-                  <option value="admin">Admin</option>
-                  <option value="member">Member</option>
-                </Select>
+                // The wrapper sets the width: the select's own w-full would win over a width class.
+                <div className="w-28 shrink-0">
+                  <Select
+                    aria-label={`Role of ${m.user.username}`}
+                    value={m.role}
+                    onChange={(e) => changeRole(m, e.target.value as Role)}
+                  >
+                    {role === 'owner' && <option value="owner">Owner</option>}
+                    <option value="admin">Admin</option>
+                    <option value="member">Member</option>
+                  </Select>
+                </div>
               ) : (
-                <span className="w-28 px-2.5 text-muted capitalize">{m.role}</span>
+                <span className="w-28 shrink-0 px-2.5 text-muted capitalize">{m.role}</span>
               )}
               {canTouch(m) && (
                 <Button
@@ -550,6 +603,25 @@ function MembersSection({
       <div className="mt-2">
         <FormError error={error} />
       </div>
+      {handingOver && (
+        <ConfirmDialog
+          title={`Make ${handingOver.user.username} the owner?`}
+          confirmLabel="Transfer ownership"
+          busyLabel="Transferring…"
+          danger={false}
+          onClose={() => setHandingOver(null)}
+          onConfirm={async () => {
+            await api(p(project.id, `/members/${enc(handingOver.id)}`), {
+              method: 'PATCH',
+              body: { role: 'owner' },
+            });
+            refresh();
+          }}
+        >
+          A project has one owner: {handingOver.user.name ?? handingOver.user.username} becomes it and you
+          become an admin. Only the new owner can hand it back or delete the project.
+        </ConfirmDialog>
+      )}
       {removing && (
         <ConfirmDialog
           title={removing.userId === userId ? `Leave ${project.name}?` : `Remove ${removing.user.username}?`}
@@ -612,16 +684,17 @@ function AddMember({
           value={search}
           onChange={(e) => setSearch(e.target.value)}
         />
-        <Select
-          aria-label="Role for the new member"
-          className="w-28"
-          value={role}
-          onChange={(e) => setRole(e.target.value as Role)}
-        >
-          <option value="member">Member</option>
-          <option value="admin">Admin</option>
-          {canGrantOwner && <option value="owner">Owner</option>}
-        </Select>
+        <div className="w-28 shrink-0">
+          <Select
+            aria-label="Role for the new member"
+            value={role}
+            onChange={(e) => setRole(e.target.value as Role)}
+          >
+            <option value="member">Member</option>
+            <option value="admin">Admin</option>
+            {canGrantOwner && <option value="owner">Owner</option>}
+          </Select>
+        </div>
       </div>
       {debounced && (
         <ul className="flex flex-col rounded-md border border-line" aria-label="Matching users">
@@ -815,18 +888,19 @@ function SprintSettingsSection({ project, canEdit }: { project: Project; canEdit
           <fieldset disabled={!canEdit} className="flex flex-col gap-3">
             <Field label="Default sprint length">
               {(id) => (
-                <Select
-                  id={id}
-                  className="w-40"
-                  value={draft.defaultSprintDuration}
-                  onChange={(e) => setDraft({ ...draft, defaultSprintDuration: Number(e.target.value) })}
-                >
-                  {[1, 2, 3, 4].map((n) => (
-                    <option key={n} value={n}>
-                      {n} week{n === 1 ? '' : 's'}
-                    </option>
-                  ))}
-                </Select>
+                <div className="w-40">
+                  <Select
+                    id={id}
+                    value={draft.defaultSprintDuration}
+                    onChange={(e) => setDraft({ ...draft, defaultSprintDuration: Number(e.target.value) })}
+                  >
+                    {[1, 2, 3, 4].map((n) => (
+                      <option key={n} value={n}>
+                        {n} week{n === 1 ? '' : 's'}
+                      </option>
+                    ))}
+                  </Select>
+                </div>
               )}
             </Field>
             <label className="flex items-center gap-2">
