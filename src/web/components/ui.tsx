@@ -39,11 +39,15 @@ export const Button = forwardRef<
 export const inputClass =
   'h-8 w-full rounded-md border border-line bg-surface px-2.5 text-[13px] text-fg placeholder:text-faint focus:border-accent focus:outline-none';
 
+/** The control's classes with the caller's; a width the caller gives replaces the full width. */
+const withWidth = (base: string, className: string) =>
+  /(^|\s)w-/.test(className) ? `${base.replace(' w-full', '')} ${className}` : `${base} ${className}`;
+
 export const Input = forwardRef<HTMLInputElement, InputHTMLAttributes<HTMLInputElement>>(function Input(
   { className = '', ...rest },
   ref,
 ) {
-  return <input ref={ref} className={`${inputClass} ${className}`} {...rest} />;
+  return <input ref={ref} className={withWidth(inputClass, className)} {...rest} />;
 });
 
 export const Textarea = forwardRef<HTMLTextAreaElement, TextareaHTMLAttributes<HTMLTextAreaElement>>(
@@ -59,7 +63,7 @@ export const Textarea = forwardRef<HTMLTextAreaElement, TextareaHTMLAttributes<H
 );
 
 export function Select({ className = '', ...rest }: SelectHTMLAttributes<HTMLSelectElement>) {
-  return <select className={`${inputClass} pr-6 ${className}`} {...rest} />;
+  return <select className={withWidth(`${inputClass} pr-6`, className)} {...rest} />;
 }
 
 /** A labelled form field; the label is tied to the control by id. */
