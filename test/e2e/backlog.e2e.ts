@@ -99,6 +99,21 @@ async function drag(page: Page, from: Locator, to: Locator) {
   await page.mouse.up();
 }
 
+/**
+ * Presses an arrow key during a keyboard drag until dnd-kit announces the wanted section: the
+ * sensor starts listening for keys a moment after the pick-up, so an early press may be lost. The
+ * target is the first or last section, so extra presses cannot overshoot it.
+ */
+async function arrowUntil(page: Page, key: 'ArrowUp' | 'ArrowDown', announcement: string) {
+  const live = page.locator('[id^="DndLiveRegion"]');
+  await expect
+    .poll(async () => {
+      if ((await live.textContent()) !== announcement) await page.keyboard.press(key);
+      return live.textContent();
+    })
+    .toBe(announcement);
+}
+
 const day = (offset = 0) => {
   const d = new Date();
   d.setUTCDate(d.getUTCDate() + offset);
@@ -306,6 +321,37 @@ describe('backlog', () => {
     await page.getByRole('menuitem', { name: 'Move to backlog' }).click();
     await expect.poll(async () => (await getTicket(owner, p, t1.id)).sprintId).toBeNull();
 
+    // Keyboard dragging: Space picks the ticket up by its handle, the arrows choose the section.
+    const live = page.locator('[id^="DndLiveRegion"]');
+    await page.waitForFunction(() => document.documentElement.dataset.busy === '0');
+    await page.getByRole('button', { name: `Move ${t1.key}` }).focus();
+    await page.keyboard.press('Space');
+    await expect
+      .poll(() => live.textContent())
+      .toMatch(new RegExp(`^(Picked up ${t1.key}|Over Backlog)\\.$`));
+    await arrowUntil(page, 'ArrowUp', 'Over Sprint Gamma.');
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await getTicket(owner, p, t1.id)).sprintId).toBe(s.id);
+    await expect.poll(() => keysIn(page, 'Sprint Gamma')).toEqual([t1.key, t2.key]);
+    await page.waitForFunction(() => document.documentElement.dataset.busy === '0');
+    await page.getByRole('button', { name: `Move ${t1.key}` }).focus();
+    await page.keyboard.press('Space');
+    await expect
+      .poll(() => live.textContent())
+      .toMatch(new RegExp(`^(Picked up ${t1.key}|Over Sprint Gamma)\\.$`));
+    await arrowUntil(page, 'ArrowDown', 'Over Backlog.');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => live.textContent()).toBe('Move cancelled.');
+    expect((await getTicket(owner, p, t1.id)).sprintId).toBe(s.id);
+    await page.getByRole('button', { name: `Move ${t1.key}` }).focus();
+    await page.keyboard.press('Space');
+    await expect
+      .poll(() => live.textContent())
+      .toMatch(new RegExp(`^(Picked up ${t1.key}|Over Sprint Gamma)\\.$`));
+    await arrowUntil(page, 'ArrowDown', 'Over Backlog.');
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await getTicket(owner, p, t1.id)).sprintId).toBeNull();
+
     // Dragging a selected ticket takes the whole selection along.
     await page.getByLabel(`Select ${t1.key}`).check();
     await page.getByLabel(`Select ${t3.key}`).check();
@@ -482,7 +528,10 @@ describe('backlog', () => {
 
     // Second: to the backlog.
     await owner.req('POST', `/api/projects/${p.id}/sprints/${b.id}/start`, {});
-    await gotoBacklog(page, p);
+    // The board's header leads to the backlog.
+    await page.getByRole('link', { name: 'Backlog', exact: true }).click();
+    await section(page, 'Sprint B').getByText('Active', { exact: true }).waitFor();
+    await streamOpen(page, p.id);
     await page.getByRole('button', { name: 'Complete Sprint B' }).click();
     dialog = page.getByRole('dialog', { name: 'Complete Sprint B' });
     expect(await dialog.getByTestId('incomplete-stat').textContent()).toBe(
@@ -628,7 +677,8 @@ describe('backlog', () => {
       const page = await open(owner, theme);
       await gotoBacklog(page, p);
       await page.getByLabel(`Select ${sel.key}`).check();
-      await page.mouse.move(0, 0);
+      await page.mouse.move(700, 800);
+      await page.waitForFunction(() => !document.querySelector('[data-testid="backlog-row"]:hover'));
       await screenshot(page, `backlog-${theme}`);
       await page.getByRole('button', { name: 'Complete Sprint 2' }).click();
       const dialog = page.getByRole('dialog', { name: 'Complete Sprint 2' });

@@ -4,6 +4,8 @@ import {
   type DragEndEvent,
   DragOverlay,
   type DragStartEvent,
+  type KeyboardCoordinateGetter,
+  KeyboardSensor,
   MouseSensor,
   pointerWithin,
   rectIntersection,
@@ -107,6 +109,27 @@ function matches(t: Ticket, f: Filters) {
 const collision: CollisionDetection = (args) => {
   const hits = pointerWithin(args);
   return hits.length ? hits : rectIntersection(args);
+};
+
+/**
+ * Keyboard moves go from section to section: the up and down arrows put the ticket just inside the
+ * previous or next sprint (or the backlog), which is then the drop target.
+ */
+const sectionKeyboardCoordinates: KeyboardCoordinateGetter = (event, { context }) => {
+  if (event.code !== 'ArrowDown' && event.code !== 'ArrowUp') return undefined;
+  event.preventDefault();
+  const { active, collisionRect, droppableRects, droppableContainers, over } = context;
+  if (!active || !collisionRect) return undefined;
+  const list = droppableContainers
+    .getEnabled()
+    .map((c) => ({ id: String(c.id), rect: droppableRects.get(c.id) }))
+    .filter((x): x is { id: string; rect: NonNullable<typeof x.rect> } => !!x.rect)
+    .sort((a, b) => a.rect.top - b.rect.top);
+  let i = over ? list.findIndex((x) => x.id === String(over.id)) : -1;
+  if (i < 0) i = list.findIndex((x) => x.rect.top <= collisionRect.top && x.rect.bottom >= collisionRect.top);
+  const next = list[event.code === 'ArrowDown' ? i + 1 : i - 1];
+  if (!next) return undefined;
+  return { x: next.rect.left + 8, y: next.rect.top + 8 };
 };
 
 function Backlog({
@@ -239,7 +262,24 @@ function Backlog({
   const sensors = useSensors(
     useSensor(MouseSensor, { activationConstraint: { distance: 4 } }),
     useSensor(TouchSensor, { activationConstraint: { delay: 200, tolerance: 6 } }),
+    useSensor(KeyboardSensor, {
+      coordinateGetter: sectionKeyboardCoordinates,
+      keyboardCodes: { start: ['Space', 'Enter'], cancel: ['Escape'], end: ['Space', 'Enter'] },
+    }),
   );
+  const titleOf = (droppableId: string | number) => {
+    const k = String(droppableId).slice(SECTION.length);
+    return k === BACKLOG ? 'Backlog' : (open.find((s) => s.id === k)?.name ?? 'a sprint');
+  };
+  const announcements = {
+    onDragStart: ({ active }: { active: { id: string | number } }) =>
+      `Picked up ${byId.get(String(active.id))?.key ?? 'ticket'}.`,
+    onDragOver: ({ over }: { over: { id: string | number } | null }) =>
+      over ? `Over ${titleOf(over.id)}.` : 'Not over a section.',
+    onDragEnd: ({ over }: { over: { id: string | number } | null }) =>
+      over ? `Dropped in ${titleOf(over.id)}.` : 'Dropped.',
+    onDragCancel: () => 'Move cancelled.',
+  };
   const dragging = dragId ? byId.get(dragId) : undefined;
   const dragCount = dragging && selected.has(dragging.id) ? selectedTickets.length : 1;
   const onDragStart = (e: DragStartEvent) => setDragId(String(e.active.id));
@@ -323,6 +363,13 @@ function Backlog({
           onDragStart={onDragStart}
           onDragEnd={onDragEnd}
           onDragCancel={() => setDragId(null)}
+          accessibility={{
+            announcements,
+            screenReaderInstructions: {
+              draggable:
+                'To move the ticket to a sprint or the backlog, press Space, choose the section with the up and down arrows, and press Space again. Escape cancels.',
+            },
+          }}
         >
           <div className="flex flex-col gap-3 p-3 sm:p-4">
             {sectionSprints.map((s) => (
@@ -807,6 +854,7 @@ function PlanSection({
         <input
           ref={allBox}
           type="checkbox"
+          className="ml-5"
           aria-label={`Select all shown in ${title}`}
           disabled={shownIds.length === 0}
           checked={shownIds.length > 0 && selectedHere === shownIds.length}
@@ -869,7 +917,7 @@ function PlanSection({
         {headerActions}
       </div>
       {sprint?.goal && (
-        <p className="-mt-1 px-3 pb-2 pl-[3.1rem] text-[12px] text-muted" data-testid="sprint-goal">
+        <p className="-mt-1 px-3 pb-2 pl-[4.35rem] text-[12px] text-muted" data-testid="sprint-goal">
           {sprint.goal}
         </p>
       )}
@@ -905,7 +953,11 @@ const BacklogRow = memo(function BacklogRow({
   ctx: RowContext;
   selected: boolean;
 }) {
-  const { setNodeRef, listeners, isDragging } = useDraggable({ id: ticket.id });
+  const { setNodeRef, setActivatorNodeRef, attributes, listeners, isDragging } = useDraggable({
+    id: ticket.id,
+  });
+  // The whole row drags with a mouse or finger; the keyboard picks it up by its handle.
+  const { onKeyDown: keyDown, ...pointerListeners } = listeners ?? {};
   const labels = (ticket.labelIds ?? ticket.labels?.map((l) => l.id) ?? [])
     .map((id) => ctx.labelsById.get(id))
     .filter((l): l is Label => !!l);
@@ -920,13 +972,24 @@ const BacklogRow = memo(function BacklogRow({
   return (
     <li
       ref={setNodeRef}
-      {...listeners}
+      {...pointerListeners}
       data-testid="backlog-row"
       data-key={ticket.key}
       className={`flex min-h-10 cursor-grab items-center gap-2 px-3 py-1.5 text-[13px] last:rounded-b-[7px] ${
         selected ? 'bg-accent-soft' : 'bg-surface hover:bg-hover'
       } ${isDragging ? 'opacity-40' : ''}`}
     >
+      <button
+        ref={setActivatorNodeRef}
+        {...attributes}
+        type="button"
+        onKeyDown={keyDown as React.KeyboardEventHandler<HTMLButtonElement> | undefined}
+        aria-label={`Move ${ticket.key}`}
+        title="Drag to a sprint or the backlog (Space, then the arrow keys)"
+        className="-ml-1 flex h-6 w-4 shrink-0 cursor-grab items-center justify-center rounded text-faint hover:bg-hover hover:text-fg"
+      >
+        <span aria-hidden="true">⠿</span>
+      </button>
       <span className="flex items-center" {...stop}>
         <input
           type="checkbox"

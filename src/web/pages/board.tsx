@@ -484,6 +484,13 @@ function Board({ project }: { project: Project }) {
         </span>
         <span className="flex-1" />
         <Link
+          href={`/projects/${project.key}/backlog`}
+          title={activeSprint ? `Plan sprints, or complete ${activeSprint.name}` : 'Plan sprints'}
+          className="rounded-md px-2 py-1 text-muted hover:bg-hover hover:text-fg"
+        >
+          Backlog
+        </Link>
+        <Link
           href={`/projects/${project.key}/settings`}
           className="rounded-md px-2 py-1 text-muted hover:bg-hover hover:text-fg"
         >
