@@ -19,6 +19,14 @@ export interface Db {
    * row costs as much as the query.
    */
   arrays(query: CompiledQuery): Promise<unknown[][]>;
+  /**
+   * Counters that move whenever anything in the database may have changed: `local`, every write
+   * statement of this process (counted before it runs, committed or not: free to read), and
+   * `external`, commits by other connections to the same file (SQLite's data_version: a statement
+   * to read). An answer computed after reading both stays true while neither moves
+   * (src/domain/read-cache.ts). Null on PostgreSQL, where other instances write without telling.
+   */
+  changes: { local(): number; external(): number } | null;
   close(): Promise<void>;
 }
 
@@ -52,6 +60,8 @@ function connectSqlite(file: string): Db {
   raw.pragma('busy_timeout = 10000');
   // Kysely prepares every query afresh; caching statements by SQL text is several times faster.
   const cache = new Map<string, BetterSqlite3.Statement>();
+  let writes = 0;
+  const dataVersion = raw.prepare('pragma data_version').pluck();
   const database = {
     close: () => raw.close(),
     prepare(text: string) {
@@ -64,6 +74,9 @@ function connectSqlite(file: string): Db {
         if (cache.size >= 2000) cache.clear();
         cache.set(text, stmt);
       }
+      // The driver runs the statement right after preparing it, synchronously: counting here counts
+      // every write before it happens (INSERT … RETURNING included, which the driver runs as a read).
+      if (!stmt.readonly) writes++;
       return stmt;
     },
   };
@@ -74,6 +87,7 @@ function connectSqlite(file: string): Db {
     kysely,
     dialect: 'sqlite',
     pg: null,
+    changes: { local: () => writes, external: () => Number(dataVersion.get()) },
     async arrays(query) {
       let stmt = rawCache.get(query.sql);
       if (!stmt) {
@@ -121,6 +135,7 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     kysely,
     dialect: 'postgres',
     pg: { connectionString, schema },
+    changes: null,
     async arrays(query) {
       const res = await pool.query({ text: query.sql, values: [...query.parameters], rowMode: 'array' });
       return res.rows as unknown[][];

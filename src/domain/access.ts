@@ -5,6 +5,7 @@ import type { Actor, Ctx, Tx } from './context.js';
 import { actorOf } from './context.js';
 import { forbidden, notFound } from './errors.js';
 import { arg, runPrepared } from './prepared.js';
+import { readCache } from './read-cache.js';
 
 /**
  * Named policies, checked before data access. A project the caller is not a member of reads as
@@ -44,22 +45,31 @@ export async function projectAccess(
   const actor = actorOf(ctx);
   // One query, compiled once (it runs on nearly every request): the project and the caller's
   // membership in it.
-  const [row] = await runPrepared(
-    db,
-    'project-access',
-    (q) =>
-      q
-        .selectFrom('projects')
-        .leftJoin('project_members', (join) =>
-          join
-            .onRef('project_members.project_id', '=', 'projects.id')
-            .on('project_members.user_id', '=', arg(0)),
-        )
-        .selectAll('projects')
-        .select('project_members.role as member_role')
-        .where((eb) => eb.or([eb('projects.id', '=', arg(1)), eb('projects.key', '=', arg(2))])),
-    [actor.userId, ref.toLowerCase(), ref.toUpperCase()],
-  );
+  const lookup = async () => {
+    const [found] = await runPrepared(
+      db,
+      'project-access',
+      (q) =>
+        q
+          .selectFrom('projects')
+          .leftJoin('project_members', (join) =>
+            join
+              .onRef('project_members.project_id', '=', 'projects.id')
+              .on('project_members.user_id', '=', arg(0)),
+          )
+          .selectAll('projects')
+          .select('project_members.role as member_role')
+          .where((eb) => eb.or([eb('projects.id', '=', arg(1)), eb('projects.key', '=', arg(2))])),
+      [actor.userId, ref.toLowerCase(), ref.toUpperCase()],
+    );
+    return found ?? null;
+  };
+  // Outside transactions the answer is kept while the database is unchanged (a transaction may see
+  // its own uncommitted rows).
+  const row =
+    db === ctx.db.kysely
+      ? await readCache(ctx.db).get(ctx, `access:${actor.userId}:${ref}`, lookup)
+      : await lookup();
   if (!row) throw notFound(ERR.projectNotFound);
   const { member_role, ...project } = row;
   const member = member_role ? { role: member_role } : undefined;

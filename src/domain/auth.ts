@@ -6,6 +6,7 @@ import { AppError, badRequest, forbidden, unauthorized } from './errors.js';
 import { newId, nowIso } from './ids.js';
 import { verifyPassword } from './passwords.js';
 import { arg, runPrepared } from './prepared.js';
+import { readCache } from './read-cache.js';
 import { hashToken, newApiKey, newSessionToken } from './tokens.js';
 
 export interface NewSession {
@@ -63,19 +64,23 @@ export interface ResolvedSession {
 
 /** Resolves a session cookie to its user; expired sessions and disabled users resolve to null. */
 export async function resolveSession(s: Services, token: string): Promise<ResolvedSession | null> {
-  // Compiled once: it runs on every signed-in request.
-  const [row] = await runPrepared(
-    s.db.kysely,
-    'session-resolve',
-    (db) =>
-      db
-        .selectFrom('sessions')
-        .innerJoin('users', 'users.id', 'sessions.user_id')
-        .selectAll('users')
-        .select(['sessions.id as session_id', 'sessions.expires_at as session_expires'])
-        .where('sessions.token_hash', '=', arg(0)),
-    [hashToken(token)],
-  );
+  // Compiled once and kept while the database is unchanged: it runs on every signed-in request.
+  const tokenHash = hashToken(token);
+  const row = await readCache(s.db).get(s, `session:${tokenHash}`, async () => {
+    const [found] = await runPrepared(
+      s.db.kysely,
+      'session-resolve',
+      (db) =>
+        db
+          .selectFrom('sessions')
+          .innerJoin('users', 'users.id', 'sessions.user_id')
+          .selectAll('users')
+          .select(['sessions.id as session_id', 'sessions.expires_at as session_expires'])
+          .where('sessions.token_hash', '=', arg(0)),
+      [tokenHash],
+    );
+    return found ?? null;
+  });
   if (!row) return null;
   if (row.session_expires <= nowIso()) {
     await s.db.kysely.deleteFrom('sessions').where('id', '=', row.session_id).execute();
@@ -97,23 +102,27 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
 
 /** Resolves a Bearer API key; 401 `Invalid API key` for a wrong or revoked key or an inactive user. */
 export async function resolveApiKey(s: Services, key: string): Promise<Actor> {
-  const [row] = await runPrepared(
-    s.db.kysely,
-    'api-key-resolve',
-    (db) =>
-      db
-        .selectFrom('api_keys')
-        .innerJoin('users', 'users.id', 'api_keys.user_id')
-        .select([
-          'api_keys.id as key_id',
-          'api_keys.last_used_at',
-          'users.id',
-          'users.is_active',
-          'users.is_system_admin',
-        ])
-        .where('api_keys.key_hash', '=', arg(0)),
-    [hashToken(key)],
-  );
+  const keyHash = hashToken(key);
+  const row = await readCache(s.db).get(s, `api-key:${keyHash}`, async () => {
+    const [found] = await runPrepared(
+      s.db.kysely,
+      'api-key-resolve',
+      (db) =>
+        db
+          .selectFrom('api_keys')
+          .innerJoin('users', 'users.id', 'api_keys.user_id')
+          .select([
+            'api_keys.id as key_id',
+            'api_keys.last_used_at',
+            'users.id',
+            'users.is_active',
+            'users.is_system_admin',
+          ])
+          .where('api_keys.key_hash', '=', arg(0)),
+      [keyHash],
+    );
+    return found ?? null;
+  });
   if (row?.is_active !== 1) throw new AppError(401, ERR.invalidApiKey);
   const now = nowIso();
   // Record use at most once a minute, so that reads stay reads.

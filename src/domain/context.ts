@@ -33,6 +33,8 @@ export interface Services {
 export interface Ctx extends Services {
   actor: Actor | null;
   tabId: string | null;
+  /** The request's view for the read cache (src/domain/read-cache.ts); absent outside requests. */
+  readView?: { external?: number };
 }
 
 export type Tx = Kysely<Database>;

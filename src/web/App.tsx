@@ -64,9 +64,7 @@ function Authenticated() {
           <Route path="/profile">
             <ProfilePage />
           </Route>
-          <Route path="/admin/:section?">
-            {(p) => <AdminPage section={p.section} />}
-          </Route>
+          <Route path="/admin/:section?">{(p) => <AdminPage section={p.section} />}</Route>
           <Route path="/projects/:key/backlog">
             {(p) => <BacklogPage projectKey={p.key.toUpperCase()} />}
           </Route>

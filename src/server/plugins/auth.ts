@@ -88,7 +88,7 @@ export function registerAuth(app: FastifyInstance, services: Services) {
     const tabHeader = request.headers['x-tab-id'];
     const tabId =
       typeof tabHeader === 'string' && tabHeader.length > 0 && tabHeader.length <= 100 ? tabHeader : null;
-    request.ctx = { ...services, actor: null, tabId };
+    request.ctx = { ...services, actor: null, tabId, readView: {} };
 
     const matched = request.routeOptions.url !== undefined;
     const config = request.routeOptions.config ?? {};
@@ -98,11 +98,11 @@ export function registerAuth(app: FastifyInstance, services: Services) {
     if (authorization && /^bearer\s/i.test(authorization)) {
       const key = authorization.slice(7).trim();
       if (level === 'public') return;
-      request.ctx.actor = await resolveApiKey(services, key);
+      request.ctx.actor = await resolveApiKey(request.ctx, key);
     } else {
       const token = request.cookies[SESSION_COOKIE];
       if (token && level !== 'public') {
-        const resolved = await resolveSession(services, token);
+        const resolved = await resolveSession(request.ctx, token);
         if (resolved) {
           request.ctx.actor = resolved.actor;
           request.sessionToken = token;

@@ -7,8 +7,8 @@ import {
   bulkUpdateTickets,
   createTicket,
   deleteTicket,
-  getTicket,
-  listTickets,
+  getTicketJson,
+  listTicketsJson,
   updateTicket,
 } from '../../domain/tickets.js';
 import { listQuery, projectParams } from '../../shared/projects.js';
@@ -42,9 +42,9 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (req, reply) => {
-      const { items, total } = await listTickets(req.ctx, req.params.projectId, req.query);
+      const { json, total } = await listTicketsJson(req.ctx, req.params.projectId, req.query);
       reply.header('X-Total-Count', String(total));
-      return items;
+      return reply.type('application/json; charset=utf-8').send(json);
     },
   );
   app.post(
@@ -73,8 +73,10 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (req) => bulkDeleteTickets(req.ctx, req.params.projectId, req.body.ticketIds),
   );
-  app.get(T, { schema: { tags, summary: 'Full ticket read', params: ticketParams } }, async (req) =>
-    getTicket(req.ctx, req.params.projectId, req.params.ticketId),
+  app.get(T, { schema: { tags, summary: 'Full ticket read', params: ticketParams } }, async (req, reply) =>
+    reply
+      .type('application/json; charset=utf-8')
+      .send(await getTicketJson(req.ctx, req.params.projectId, req.params.ticketId)),
   );
   app.patch(
     T,

@@ -1,0 +1,96 @@
+import type { Db } from '../db/connect.js';
+
+/**
+ * Where a cached read comes from: the database, and for a request, its view, which reads the
+ * other processes' commit counter once per request (the request then answers as of its start for
+ * their writes; this process's own writes count at once, always).
+ */
+export interface ReadSource {
+  db: Db;
+  readView?: { external?: number };
+}
+
+/**
+ * Answers of the hottest reads (session lookup, project access, the full ticket read, the ticket
+ * list as JSON text), kept while the database has not changed at all: every entry belongs to the
+ * database generation read before it was computed (Db.changes), and the first read that sees
+ * another generation drops them all. Any write anywhere invalidates everything, so an answer is
+ * never staler than the read that made it, whatever the write and whoever made it (another request,
+ * the CLI, another process on the same file). Reads inside a transaction never use it: they may see
+ * that transaction's uncommitted rows. On PostgreSQL nothing is kept.
+ *
+ * Values are shared between requests: callers must not change what they get.
+ */
+export class ReadCache {
+  readonly #entries = new Map<string, { value: unknown; size: number }>();
+  #generation: string | null = null;
+  #size = 0;
+
+  constructor(
+    /** Budget for the kept values, in their estimated size (JSON text length for the big ones). */
+    readonly maxSize = 64 * 1024 * 1024,
+    readonly maxEntries = 20_000,
+  ) {}
+
+  /** The value kept under `key` for the database's current generation, else `compute()`'s, kept. */
+  async get<T>(
+    from: ReadSource,
+    key: string,
+    compute: () => Promise<T>,
+    sizeOf: (value: T) => number = () => 1,
+  ): Promise<T> {
+    const changes = from.db.changes;
+    if (!changes) return compute();
+    let external: number;
+    if (from.readView) {
+      from.readView.external ??= changes.external();
+      external = from.readView.external;
+    } else {
+      external = changes.external();
+    }
+    const generation = `${changes.local()}.${external}`;
+    if (generation !== this.#generation) this.#reset(generation);
+    const hit = this.#entries.get(key);
+    if (hit) {
+      // Most recently used last: eviction takes from the front.
+      this.#entries.delete(key);
+      this.#entries.set(key, hit);
+      return hit.value as T;
+    }
+    const value = await compute();
+    // A write during compute() moved the generation on: the value may already be stale, keep nothing.
+    if (this.#generation !== generation || `${changes.local()}.${external}` !== generation) return value;
+    const size = Math.max(1, sizeOf(value));
+    if (size > this.maxSize / 4) return value;
+    this.#entries.set(key, { value, size });
+    this.#size += size;
+    for (const [k, e] of this.#entries) {
+      if (this.#size <= this.maxSize && this.#entries.size <= this.maxEntries) break;
+      this.#entries.delete(k);
+      this.#size -= e.size;
+    }
+    return value;
+  }
+
+  get size() {
+    return this.#entries.size;
+  }
+
+  #reset(generation: string) {
+    this.#entries.clear();
+    this.#size = 0;
+    this.#generation = generation;
+  }
+}
+
+const caches = new WeakMap<Db, ReadCache>();
+
+/** The read cache of a database connection. */
+export function readCache(db: Db): ReadCache {
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new ReadCache();
+    caches.set(db, cache);
+  }
+  return cache;
+}
