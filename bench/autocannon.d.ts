@@ -22,6 +22,10 @@ declare module 'autocannon' {
     amount?: number;
     pipelining?: number;
     headers?: Record<string, string>;
+    /** Requests per second over all connections. */
+    overallRate?: number;
+    /** Requests sent in turn, each connection cycling through them. */
+    requests?: { method: string; body?: string }[];
   }
   function autocannon(opts: Options): Promise<Result>;
   export default autocannon;

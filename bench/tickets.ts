@@ -5,6 +5,8 @@
  *   - bare:       GET /bare on the baseline server
  *   - full read:  GET /api/projects/KEY/tickets/KEY-n (column, people, labels, links, counts)
  *   - list 1,000: GET /api/projects/KEY/tickets?columnId=<the column with 1,000 tickets>
+ *   - both again while another client writes BENCH_WRITES (20) times a second: every write empties
+ *     the read cache (src/domain/read-cache.ts), so these are the reads of a busy team
  * It prints requests per second and latency percentiles, and the ratios to the bare route. Aims:
  * the full read at no less than half the bare route's requests per second; the list of 1,000 under
  * 15 ms at the median (measured with one connection, so the median is latency, not queueing).
@@ -31,6 +33,8 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const TICKETS = Number(process.env.BENCH_TICKETS ?? 10_000);
+/** Writes per second during the "writes landing" runs. */
+const WRITES = Number(process.env.BENCH_WRITES ?? 20);
 const root = path.resolve(import.meta.dirname, '..');
 const pgBase = process.env.BENCH_DATABASE_URL;
 const children: ChildProcess[] = [];
@@ -118,6 +122,37 @@ async function run(name: string, url: string, headers: Record<string, string>, c
   return { name, rps: r.requests.average, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99 };
 }
 
+/**
+ * The same load while another client writes at a steady rate (a ticket title in the same project):
+ * every write empties the read cache, so this is the read under an active team, not a quiet board.
+ */
+async function runWhileWriting(
+  name: string,
+  url: string,
+  headers: Record<string, string>,
+  connections: number,
+  writeUrl: string,
+  writesPerSecond: number,
+) {
+  // Two titles in turn: every request changes the ticket.
+  const writer = autocannon({
+    url: writeUrl,
+    connections: 1,
+    overallRate: writesPerSecond,
+    duration: DURATION + 2,
+    headers: { ...headers, 'content-type': 'application/json' },
+    requests: ['Written A', 'Written B'].map((title) => ({
+      method: 'PATCH',
+      body: JSON.stringify({ title }),
+    })),
+  });
+  const read = await run(name, url, headers, connections);
+  const w = await writer;
+  if (w.errors || w.non2xx)
+    throw new Error(`${name}: the writer had ${w.errors} errors, ${w.non2xx} non-2xx`);
+  return { ...read, name: `${name} (${Math.round(w.requests.average)} writes/s)` };
+}
+
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docket-bench-tickets-'));
   let databaseUrl = '';
@@ -157,6 +192,7 @@ async function main() {
     const headers = { cookie };
     const listUrl = `${docket}/api/projects/${data.projectKey}/tickets?columnId=${data.busyColumnId}`;
     const fullUrl = `${docket}/api/projects/${data.projectKey}/tickets/${data.sampleTicketKey}`;
+    const writeUrl = `${docket}/api/projects/${data.projectKey}/tickets/${data.projectKey}-1`;
     const check = await fetch(listUrl, { headers });
     const listBody = await check.text();
     if (check.headers.get('x-total-count') !== '1000')
@@ -171,6 +207,8 @@ async function main() {
       await run('full ticket read', fullUrl, headers),
       await run('list of 1,000 (1 connection)', listUrl, headers, 1),
       await run(`list of 1,000 (${CONNECTIONS} connections)`, listUrl, headers),
+      await runWhileWriting('full read, writes landing', fullUrl, headers, CONNECTIONS, writeUrl, WRITES),
+      await runWhileWriting('list of 1,000, writes landing', listUrl, headers, 1, writeUrl, WRITES),
     ];
     const base = results[0].rps;
     console.log(
@@ -188,6 +226,11 @@ async function main() {
       `\nfull read / bare = ${(full.rps / base).toFixed(2)} (aim >= 0.5): ${full.rps / base >= 0.5 ? 'met' : 'NOT met'}`,
     );
     console.log(`list of 1,000 median = ${list.p50} ms (aim < 15 ms): ${list.p50 < 15 ? 'met' : 'NOT met'}`);
+    const busyFull = results[4];
+    const busyList = results[5];
+    console.log(
+      `with ${WRITES} writes/s landing: full read / bare = ${(busyFull.rps / base).toFixed(2)}, list of 1,000 median = ${busyList.p50} ms`,
+    );
   } finally {
     await stopChildren();
     if (database && pgBase) {

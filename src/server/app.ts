@@ -131,7 +131,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   const docsPrefix = `${config.basePath}/api/docs`;
   const https = config.publicUrl?.startsWith('https:') ?? false;
-  app.addHook('onSend', async (req, reply, payload) => {
+  // A callback hook, not an async one: it runs on every answer and awaits nothing.
+  app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('X-Content-Type-Options', 'nosniff');
     reply.header('Referrer-Policy', 'same-origin');
     reply.header('X-Frame-Options', 'DENY');
@@ -145,7 +146,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     } else if (!csp.includes('frame-ancestors')) {
       reply.header('Content-Security-Policy', `${csp}; frame-ancestors 'none'`);
     }
-    return payload;
+    done(null, payload);
   });
 
   await app.register(swagger, {

@@ -90,8 +90,10 @@ export function registerAuth(app: FastifyInstance, services: Services) {
       typeof tabHeader === 'string' && tabHeader.length > 0 && tabHeader.length <= 100 ? tabHeader : null;
     request.ctx = { ...services, actor: null, tabId, readView: {} };
 
-    const matched = request.routeOptions.url !== undefined;
-    const config = request.routeOptions.config ?? {};
+    // routeOptions is a getter that builds a new object on every read.
+    const route = request.routeOptions;
+    const matched = route.url !== undefined;
+    const config = route.config ?? {};
     const level: AuthLevel = matched ? (config.auth ?? 'user') : 'public';
 
     const authorization = request.headers.authorization;

@@ -27,12 +27,16 @@ export function findNul(value: unknown, base = ''): string | null {
  * or query field answers 400 naming the field; a path parameter names no record, so 404.
  */
 export function registerInputGuard(app: FastifyInstance) {
-  app.addHook('preValidation', async (req) => {
-    if (findNul(req.params) !== null) throw notFound();
+  // A callback hook, not an async one: it runs on every request and awaits nothing.
+  app.addHook('preValidation', (req, _reply, done) => {
+    if (findNul(req.params) !== null) return done(notFound());
     const inQuery = findNul(req.query);
     if (inQuery !== null)
-      throw invalidField(['query', inQuery].filter(Boolean).join('.'), 'Must not contain NUL characters');
+      return done(
+        invalidField(['query', inQuery].filter(Boolean).join('.'), 'Must not contain NUL characters'),
+      );
     const inBody = findNul(req.body);
-    if (inBody !== null) throw invalidField(inBody, 'Must not contain NUL characters');
+    if (inBody !== null) return done(invalidField(inBody, 'Must not contain NUL characters'));
+    done();
   });
 }
