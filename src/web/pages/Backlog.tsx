@@ -20,9 +20,9 @@ import { errorText } from '../api/client';
 import { useUpdateTicket } from '../api/mutations';
 import { type SprintFull, shortDate, sumPoints, useSprintSettings, useSprintsFull } from '../api/part2';
 import { useColumns, useLabels, useMembers, useTickets } from '../api/queries';
-import { type Label, type Member, PRIORITIES, type Project, TICKET_TYPES, type Ticket } from '../api/types';
+import { type Label, type Member, PRIORITIES, type Project, type Ticket } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
-import { PlusIcon, PriorityIcon, SearchIcon, TypeIcon } from '../components/icons';
+import { PlusIcon, PriorityIcon, TypeIcon } from '../components/icons';
 import { MenuItem, Popover } from '../components/Popover';
 import { ProjectFrame } from '../components/ProjectNav';
 import { useShell } from '../components/shell-context';
@@ -34,8 +34,16 @@ import {
   StartSprintDialog,
 } from '../components/sprint/SprintDialogs';
 import { useSprintActions } from '../components/sprint/sprintActions';
+import {
+  anyTicketFilter,
+  matchesTicketFilters,
+  noTicketFilters,
+  smallSelect,
+  TicketFilterFields,
+  type TicketFilterValues,
+} from '../components/TicketFilters';
 import { useToast } from '../components/toast';
-import { Avatar, Button, EmptyState, ErrorState, Input, LabelChip, Skeleton } from '../components/ui';
+import { Avatar, Button, EmptyState, ErrorState, LabelChip, Skeleton } from '../components/ui';
 import { TicketDrawer } from './ticket';
 
 /** The backlog: tickets without a sprint, and the open sprints as sections to plan and run. */
@@ -63,15 +71,6 @@ export function BacklogPage({ projectKey }: { projectKey: string }) {
   );
 }
 
-interface Filters {
-  type: string;
-  priority: string;
-  assignee: string; // '' | 'none' | user id
-  label: string;
-  text: string;
-}
-const emptyFilters: Filters = { type: '', priority: '', assignee: '', label: '', text: '' };
-
 type SortKey = 'rank' | 'priority' | 'number' | 'points' | 'updated';
 const SORTS: { key: SortKey; label: string; desc: boolean }[] = [
   { key: 'rank', label: 'Board order', desc: false },
@@ -87,23 +86,6 @@ const SECTION = 'section:';
 type DialogState =
   | { kind: 'edit' | 'start' | 'complete' | 'extend' | 'delete'; sprint: SprintFull }
   | { kind: 'bulk-edit' | 'bulk-delete' };
-
-function matches(t: Ticket, f: Filters) {
-  if (f.type && t.type !== f.type) return false;
-  if (f.priority && t.priority !== f.priority) return false;
-  if (f.assignee === 'none' ? t.assigneeId : f.assignee && t.assigneeId !== f.assignee) return false;
-  if (f.label && !(t.labelIds ?? t.labels?.map((l) => l.id) ?? []).includes(f.label)) return false;
-  if (f.text) {
-    const q = f.text.toLowerCase();
-    if (
-      !t.key.toLowerCase().includes(q) &&
-      !t.title.toLowerCase().includes(q) &&
-      !(t.description ?? '').toLowerCase().includes(q)
-    )
-      return false;
-  }
-  return true;
-}
 
 /** Tickets with a pointer over a section win; otherwise (touch, edges) the most overlapped section. */
 const collision: CollisionDetection = (args) => {
@@ -154,7 +136,7 @@ function Backlog({
   const actions = useSprintActions(project.id);
   const update = useUpdateTicket(project.id);
 
-  const [filters, setFilters] = useState<Filters>(emptyFilters);
+  const [filters, setFilters] = useState<TicketFilterValues>(noTicketFilters);
   const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'rank', desc: false });
   const [selected, setSelected] = useState<Set<string>>(() => new Set());
   const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
@@ -223,7 +205,8 @@ function Backlog({
     }
     return (sort.desc ? -d : d) || a.number - b.number;
   };
-  const shownOf = (k: string) => (bySection.get(k) ?? []).filter((t) => matches(t, filters)).sort(compare);
+  const shownOf = (k: string) =>
+    (bySection.get(k) ?? []).filter((t) => matchesTicketFilters(t, filters)).sort(compare);
 
   const toggle = (ids: string[], on: boolean) =>
     setSelected((s) => {
@@ -524,9 +507,6 @@ function Backlog({
   );
 }
 
-const small =
-  'h-7 max-w-[11rem] shrink-0 rounded-md border border-line bg-surface px-1.5 text-[12px] text-fg focus:border-accent focus:outline-none';
-
 function Toolbar({
   filters,
   setFilters,
@@ -536,71 +516,28 @@ function Toolbar({
   labels,
   searchRef,
 }: {
-  filters: Filters;
-  setFilters: (f: Filters) => void;
+  filters: TicketFilterValues;
+  setFilters: (f: TicketFilterValues) => void;
   sort: { key: SortKey; desc: boolean };
   setSort: (s: { key: SortKey; desc: boolean }) => void;
   members: Member[];
   labels: Label[];
   searchRef: React.RefObject<HTMLInputElement | null>;
 }) {
-  const set = (k: keyof Filters) => (e: { target: { value: string } }) =>
-    setFilters({ ...filters, [k]: e.target.value });
-  const any = Object.values(filters).some(Boolean);
+  const any = anyTicketFilter(filters);
   return (
     <div className="sticky top-0 z-20 flex min-w-0 items-center gap-2 overflow-x-auto border-b border-line bg-bg px-3 py-2 sm:flex-wrap sm:px-4">
       <fieldset className="flex min-w-0 items-center gap-2 sm:flex-wrap">
         <legend className="sr-only">Filters</legend>
-        <div className="relative flex shrink-0 items-center">
-          <span className="absolute left-2">
-            <SearchIcon />
-          </span>
-          <Input
-            ref={searchRef}
-            value={filters.text}
-            onChange={set('text')}
-            onKeyDown={(e) => {
-              if (e.key === 'Escape' && filters.text) {
-                e.preventDefault();
-                setFilters({ ...filters, text: '' });
-              }
-            }}
-            placeholder="Search…"
-            aria-label="Search tickets"
-            className="h-7 w-40 shrink-0 pl-7 text-[12px] sm:w-44"
-          />
-        </div>
-        <select aria-label="Type" className={small} value={filters.type} onChange={set('type')}>
-          <option value="">Any type</option>
-          {TICKET_TYPES.map((t) => (
-            <option key={t}>{t}</option>
-          ))}
-        </select>
-        <select aria-label="Priority" className={small} value={filters.priority} onChange={set('priority')}>
-          <option value="">Any priority</option>
-          {PRIORITIES.map((p) => (
-            <option key={p}>{p}</option>
-          ))}
-        </select>
-        <select aria-label="Assignee" className={small} value={filters.assignee} onChange={set('assignee')}>
-          <option value="">Any assignee</option>
-          <option value="none">Unassigned</option>
-          {members.map((m) => (
-            <option key={m.userId} value={m.userId}>
-              {m.user.name ?? m.user.username}
-            </option>
-          ))}
-        </select>
-        <select aria-label="Label" className={small} value={filters.label} onChange={set('label')}>
-          <option value="">Any label</option>
-          {labels.map((l) => (
-            <option key={l.id} value={l.id}>
-              {l.name}
-            </option>
-          ))}
-        </select>
+        <TicketFilterFields
+          filters={filters}
+          setFilters={setFilters}
+          members={members}
+          labels={labels}
+          searchRef={searchRef}
+        />
         {any && (
-          <Button size="sm" variant="ghost" onClick={() => setFilters(emptyFilters)}>
+          <Button size="sm" variant="ghost" onClick={() => setFilters(noTicketFilters)}>
             Clear filters
           </Button>
         )}
@@ -609,7 +546,7 @@ function Toolbar({
       <div className="flex shrink-0 items-center gap-1">
         <select
           aria-label="Sort by"
-          className={small}
+          className={smallSelect}
           value={sort.key}
           onChange={(e) => {
             const next = SORTS.find((s) => s.key === e.target.value)!;
@@ -665,7 +602,7 @@ function SelectionBar({
       <span className="flex-1" />
       <select
         aria-label="Move selected tickets to"
-        className={small}
+        className={smallSelect}
         value=""
         onChange={(e) => {
           const v = e.target.value;

@@ -47,59 +47,33 @@ import {
   useSprints,
   useTickets,
 } from '../api/queries';
-import {
-  type Column,
-  type Label,
-  type Member,
-  PRIORITIES,
-  type Project,
-  type Sprint,
-  TICKET_TYPES,
-  type Ticket,
-} from '../api/types';
-import { PlusIcon, SearchIcon } from '../components/icons';
+import type { Column, Label, Member, Project, Sprint, Ticket } from '../api/types';
+import { PlusIcon } from '../components/icons';
 import { MenuItem, Popover } from '../components/Popover';
 import { useShell } from '../components/shell-context';
 import { TicketCardBody } from '../components/TicketCard';
+import {
+  anyTicketFilter,
+  matchesTicketFilters,
+  noTicketFilters,
+  smallSelect,
+  TicketFilterFields,
+  type TicketFilterValues,
+} from '../components/TicketFilters';
 import { useToast } from '../components/toast';
 import { Button, ColorDot, EmptyState, ErrorState, Input, Kbd, Skeleton } from '../components/ui';
 import { TicketDrawer } from './ticket';
 
-export interface Filters {
+export interface Filters extends TicketFilterValues {
   sprint: string; // 'default' | 'all' | 'backlog' | sprint id
-  assignee: string; // '' | 'none' | user id
-  type: string;
-  priority: string;
-  label: string;
-  text: string;
 }
-const emptyFilters: Filters = {
-  sprint: 'default',
-  assignee: '',
-  type: '',
-  priority: '',
-  label: '',
-  text: '',
-};
+const emptyFilters: Filters = { ...noTicketFilters, sprint: 'default' };
 /** Filters per project, kept while the tab lives (opening a ticket or another project keeps them). */
 const savedFilters = new Map<string, Filters>();
 
 function matches(t: Ticket, f: Filters, sprintId: string | null | 'all') {
   if (sprintId !== 'all' && (t.sprintId ?? null) !== sprintId) return false;
-  if (f.assignee === 'none' ? t.assigneeId : f.assignee && t.assigneeId !== f.assignee) return false;
-  if (f.type && t.type !== f.type) return false;
-  if (f.priority && t.priority !== f.priority) return false;
-  if (f.label && !(t.labelIds ?? t.labels?.map((l) => l.id) ?? []).includes(f.label)) return false;
-  if (f.text) {
-    const q = f.text.toLowerCase();
-    if (
-      !t.key.toLowerCase().includes(q) &&
-      !t.title.toLowerCase().includes(q) &&
-      !(t.description ?? '').toLowerCase().includes(q)
-    )
-      return false;
-  }
-  return true;
+  return matchesTicketFilters(t, f);
 }
 
 /** The project view: the board, with the ticket drawer when the path names a ticket. */
@@ -231,79 +205,43 @@ function FilterBar({
   labels: Label[];
   searchRef: React.RefObject<HTMLInputElement | null>;
 }) {
-  const set = (k: keyof Filters) => (e: { target: { value: string } }) =>
-    setFilters({ ...filters, [k]: e.target.value });
   const open = sprints.filter((s) => s.status !== 'completed');
   const active = open.find((s) => s.status === 'active');
   const sprintValue = filters.sprint === 'default' ? (active ? active.id : 'all') : filters.sprint;
-  const any = filters.assignee || filters.type || filters.priority || filters.label || filters.text;
-  const small =
-    'h-7 max-w-[11rem] shrink-0 rounded-md border border-line bg-surface px-1.5 text-[12px] text-fg focus:border-accent focus:outline-none';
+  const any = anyTicketFilter(filters);
   return (
     <fieldset className="flex min-w-0 items-center gap-2 overflow-x-auto border-b border-line px-3 py-2 sm:flex-wrap sm:px-4">
       <legend className="sr-only">Filters</legend>
-      <div className="relative flex shrink-0 items-center">
-        <span className="absolute left-2">
-          <SearchIcon />
-        </span>
-        <Input
-          ref={searchRef}
-          value={filters.text}
-          onChange={set('text')}
-          onKeyDown={(e) => {
-            if (e.key === 'Escape' && filters.text) {
-              e.preventDefault();
-              setFilters({ ...filters, text: '' });
-            }
-          }}
-          placeholder="Search…"
-          aria-label="Search tickets"
-          className="h-7 w-40 shrink-0 pl-7 text-[12px] sm:w-44"
-          data-testid="board-search"
-        />
-        <span className="pointer-events-none absolute right-1.5 hidden sm:block">
-          <Kbd>/</Kbd>
-        </span>
-      </div>
-      <select aria-label="Sprint" className={small} value={sprintValue} onChange={set('sprint')}>
-        <option value="all">All tickets</option>
-        <option value="backlog">Backlog (no sprint)</option>
-        {open.map((s) => (
-          <option key={s.id} value={s.id}>
-            {s.name}
-            {s.status === 'active' ? ' (active)' : ''}
-          </option>
-        ))}
-      </select>
-      <select aria-label="Assignee" className={small} value={filters.assignee} onChange={set('assignee')}>
-        <option value="">Any assignee</option>
-        <option value="none">Unassigned</option>
-        {members.map((m) => (
-          <option key={m.userId} value={m.userId}>
-            {m.user.name ?? m.user.username}
-          </option>
-        ))}
-      </select>
-      <select aria-label="Type" className={small} value={filters.type} onChange={set('type')}>
-        <option value="">Any type</option>
-        {TICKET_TYPES.map((t) => (
-          <option key={t}>{t}</option>
-        ))}
-      </select>
-      <select aria-label="Priority" className={small} value={filters.priority} onChange={set('priority')}>
-        <option value="">Any priority</option>
-        {PRIORITIES.map((p) => (
-          <option key={p}>{p}</option>
-        ))}
-      </select>
-      <select aria-label="Label" className={small} value={filters.label} onChange={set('label')}>
-        <option value="">Any label</option>
-        {labels.map((l) => (
-          <option key={l.id} value={l.id}>
-            {l.name}
-          </option>
-        ))}
-      </select>
+      <TicketFilterFields
+        filters={filters}
+        setFilters={setFilters}
+        members={members}
+        labels={labels}
+        searchRef={searchRef}
+        searchTestId="board-search"
+        searchExtra={
+          <span className="pointer-events-none absolute right-1.5 hidden sm:block">
+            <Kbd>/</Kbd>
+          </span>
+        }
+        between={
+          <select
+            aria-label="Sprint"
+            className={smallSelect}
+            value={sprintValue}
+            onChange={(e) => setFilters({ ...filters, sprint: e.target.value })}
+          >
+            <option value="all">All tickets</option>
+            <option value="backlog">Backlog (no sprint)</option>
+            {open.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name}
+                {s.status === 'active' ? ' (active)' : ''}
+              </option>
+            ))}
+          </select>
+        }
+      />
       {any && (
         <Button
           size="sm"
