@@ -32,7 +32,7 @@ import {
   useRef,
   useState,
 } from 'react';
-import { Link, useLocation } from 'wouter';
+import { useLocation } from 'wouter';
 import { columnTickets } from '../api/cache';
 import { errorText, reportSignedOut } from '../api/client';
 import { applyProjectEvent, useDatabaseEvents, useEventStream } from '../api/events';
@@ -50,6 +50,7 @@ import {
 import type { Column, Label, Member, Project, Sprint, Ticket } from '../api/types';
 import { PlusIcon } from '../components/icons';
 import { MenuItem, Popover } from '../components/Popover';
+import { ProjectTabs } from '../components/ProjectNav';
 import { useShell } from '../components/shell-context';
 import { TicketCardBody } from '../components/TicketCard';
 import {
@@ -417,23 +418,14 @@ function Board({ project }: { project: Project }) {
     <div className="flex h-full flex-col">
       <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line px-3">
         <ProjectSwitcher project={project} />
-        <span className="hidden text-faint sm:inline">
+        {/* The same tabs as the project's other pages; they scroll on a phone. */}
+        <div className="min-w-0 overflow-x-auto">
+          <ProjectTabs project={project} current="board" />
+        </div>
+        <span className="hidden truncate text-faint lg:inline">
           {activeSprint && sprintFilter === activeSprint.id ? `· ${activeSprint.name}` : ''}
         </span>
         <span className="flex-1" />
-        <Link
-          href={`/projects/${project.key}/backlog`}
-          title={activeSprint ? `Plan sprints, or complete ${activeSprint.name}` : 'Plan sprints'}
-          className="rounded-md px-2 py-1 text-muted hover:bg-hover hover:text-fg"
-        >
-          Backlog
-        </Link>
-        <Link
-          href={`/projects/${project.key}/settings`}
-          className="rounded-md px-2 py-1 text-muted hover:bg-hover hover:text-fg"
-        >
-          Settings
-        </Link>
         <Button
           variant="primary"
           size="sm"
