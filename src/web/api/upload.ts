@@ -2,13 +2,15 @@ import { ApiError, TAB_ID, url } from './client';
 
 /**
  * Uploads one file as multipart `file` with progress (fetch cannot report upload progress, so this
- * uses XMLHttpRequest). Resolves with the parsed answer; rejects with the API's error text.
+ * uses XMLHttpRequest), after the text `fields` if any (the server reads them before the file).
+ * Resolves with the parsed answer; rejects with the API's error text.
  */
 export function uploadFile<T>(
   path: string,
   file: File,
   onProgress: (fraction: number) => void,
   signal?: AbortSignal,
+  fields: Record<string, string> = {},
 ): Promise<T> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
@@ -42,6 +44,7 @@ export function uploadFile<T>(
     xhr.onabort = () => reject(new ApiError(0, 'Upload cancelled'));
     signal?.addEventListener('abort', () => xhr.abort());
     const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
     form.append('file', file, file.name);
     xhr.send(form);
   });

@@ -4,7 +4,7 @@ import { useLocation } from 'wouter';
 import { WIPE_CONFIRMATION } from '../../../shared/database-admin';
 import { ApiError, api, errorText, TAB_ID, url } from '../../api/client';
 import { qk } from '../../api/queries';
-import { formatBytes } from '../../api/upload';
+import { formatBytes, uploadFile } from '../../api/upload';
 import { ConfirmDialog } from '../ConfirmDialog';
 import { FormError, Section } from '../ProjectNav';
 import { useToast } from '../toast';
@@ -221,41 +221,6 @@ async function previewBackup(file: File): Promise<Preview> {
   };
 }
 
-/** Multipart upload with progress (confirmPassword first, then the file). */
-function uploadBackup(file: File, confirmPassword: string, onProgress: (f: number) => void) {
-  return new Promise<{ success: boolean; imported: Record<string, number> }>((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open('POST', url('/api/admin/database/import'));
-    xhr.setRequestHeader('Accept', 'application/json');
-    xhr.setRequestHeader('X-Tab-Id', TAB_ID);
-    xhr.upload.onprogress = (e) => {
-      if (e.lengthComputable) onProgress(e.loaded / e.total);
-    };
-    xhr.onload = () => {
-      let body: any = null;
-      try {
-        body = xhr.responseText ? JSON.parse(xhr.responseText) : null;
-      } catch {
-        body = null;
-      }
-      if (xhr.status >= 200 && xhr.status < 300) resolve(body);
-      else
-        reject(
-          new ApiError(
-            xhr.status,
-            typeof body?.error === 'string' ? body.error : `Import failed (${xhr.status})`,
-            body ?? {},
-          ),
-        );
-    };
-    xhr.onerror = () => reject(new ApiError(0, 'Import failed: the server could not be reached'));
-    const form = new FormData();
-    form.append('confirmPassword', confirmPassword);
-    form.append('file', file, file.name);
-    xhr.send(form);
-  });
-}
-
 function ImportSection() {
   const sessionEnded = useSessionEnded();
   const input = useRef<HTMLInputElement>(null);
@@ -286,7 +251,13 @@ function ImportSection() {
     if (!file) return;
     setProgress(0);
     try {
-      const res = await uploadBackup(file, confirmPassword, setProgress);
+      const res = await uploadFile<{ success: boolean; imported: Record<string, number> }>(
+        '/api/admin/database/import',
+        file,
+        setProgress,
+        undefined,
+        { confirmPassword },
+      );
       const c = res.imported;
       showLastingNotice('Backup imported', (close) => (
         <>
