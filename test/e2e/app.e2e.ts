@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
   adoptSession,
+  dragKey,
   launchBrowser,
   newContext,
   PASSWORD,
@@ -65,18 +66,7 @@ async function keyboardMoveUp(page: Page, key: string, over: string) {
   );
   await page.keyboard.press('Space');
   await expect.poll(() => live.textContent()).toMatch(new RegExp(`^(Picked up|Over) ${key}\\.$`));
-  // dnd-kit measures the droppables in the frames after the pick-up; an arrow pressed before that
-  // (no person is this fast) finds nothing above and stays put. Let two frames pass, and press again
-  // if the card is still over itself.
-  const frames = () =>
-    page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  for (let i = 0; i < 3; i++) {
-    await frames();
-    await page.keyboard.press('ArrowUp');
-    await frames();
-    if ((await live.textContent()) !== `Over ${key}.`) break;
-  }
-  await expect.poll(() => live.textContent()).toBe(`Over ${over}.`);
+  await dragKey(page, 'ArrowUp', `Over ${over}.`);
   await page.keyboard.press('Space');
 }
 

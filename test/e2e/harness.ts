@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SCREENSHOTS = path.join(root, 'docs', 'screenshots');
@@ -187,4 +188,24 @@ export async function adoptSession(ctx: BrowserContext, baseUrl: string, client:
 export async function screenshot(page: Page, name: string) {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+}
+
+/**
+ * Presses an arrow key in a keyboard drag (dnd-kit) and waits for `expected` in the live region.
+ * dnd-kit measures the droppables in the frames after a pick-up; a key pressed before that (no person
+ * is this fast) finds nothing and changes nothing. So let two frames pass first, and press again
+ * (three times at most) while the announcement has not changed.
+ */
+export async function dragKey(page: Page, key: string, expected: string) {
+  const live = page.locator('[id^="DndLiveRegion"]');
+  const frames = () =>
+    page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  for (let i = 0; i < 3; i++) {
+    await frames();
+    const before = await live.textContent();
+    await page.keyboard.press(key);
+    await frames();
+    if ((await live.textContent()) !== before) break;
+  }
+  await expect.poll(() => live.textContent()).toBe(expected);
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
   adoptSession,
+  dragKey,
   launchBrowser,
   newContext,
   type Server,
@@ -213,10 +214,8 @@ describe('project settings', () => {
     await handle('In Progress').focus();
     await page.keyboard.press('Space');
     await expect.poll(() => live.textContent()).toBe('Picked up column In Progress, position 3 of 3.');
-    await page.keyboard.press('ArrowUp');
-    await expect.poll(() => live.textContent()).toBe('Column In Progress moved to position 2 of 3.');
-    await page.keyboard.press('ArrowUp');
-    await expect.poll(() => live.textContent()).toBe('Column In Progress moved to position 1 of 3.');
+    await dragKey(page, 'ArrowUp', 'Column In Progress moved to position 2 of 3.');
+    await dragKey(page, 'ArrowUp', 'Column In Progress moved to position 1 of 3.');
     await page.keyboard.press('Space');
     await expect.poll(() => live.textContent()).toBe('Column In Progress dropped at position 1 of 3.');
     await expect.poll(() => columnNames(owner, project.id)).toEqual(['In Progress', 'Done', 'To Do']);
@@ -227,8 +226,7 @@ describe('project settings', () => {
     await handle('To Do').focus();
     await page.keyboard.press('Space');
     await expect.poll(() => live.textContent()).toBe('Picked up column To Do, position 3 of 3.');
-    await page.keyboard.press('ArrowUp');
-    await expect.poll(() => live.textContent()).toBe('Column To Do moved to position 2 of 3.');
+    await dragKey(page, 'ArrowUp', 'Column To Do moved to position 2 of 3.');
     await page.keyboard.press('Escape');
     await expect.poll(() => live.textContent()).toBe('Moving column To Do was cancelled.');
     expect(await columnNames(owner, project.id)).toEqual(['In Progress', 'Done', 'To Do']);
