@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
-import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -14,12 +13,11 @@ import {
 import { connect, type Db } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Services } from '../domain/context.js';
-import { ensureSettings, getSettings } from '../domain/settings.js';
+import { ensureSettings } from '../domain/settings.js';
 import { ensureBootstrapAdmin } from '../domain/users.js';
 import { EventHub, type SessionEnd } from '../events/hub.js';
 import { setupEvents } from '../events/setup.js';
 import { DiskFileStore } from '../files/storage.js';
-import { multipartLimits, uploadRules } from '../files/validate.js';
 import { ERR } from '../shared/errors.js';
 import type { Config } from './config.js';
 import { registerAuth } from './plugins/auth.js';
@@ -121,10 +119,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
 
   await app.register(cookie);
-  // Uploads stream through the multipart parser, never whole into memory. Its per-file cap derives
-  // from the largest category limit (each upload route passes the current one); the category limit
-  // itself is enforced while streaming by src/files/validate.ts.
-  await app.register(multipart, { limits: multipartLimits(uploadRules(await getSettings(services))) });
+  // Multipart bodies are parsed only in the scopes of the upload routes (src/server/multipart.ts).
   registerErrorHandler(app);
   registerAuth(app, services);
   registerInputGuard(app);

@@ -4,7 +4,6 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../domain/context.js';
@@ -35,6 +34,7 @@ import {
   wipeResult,
 } from '../../shared/database-admin.js';
 import { ERR } from '../../shared/errors.js';
+import { acceptUploads } from '../multipart.js';
 import { clearSessionCookie } from '../plugins/auth.js';
 
 const tags = ['Administration'];
@@ -113,8 +113,6 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
 
   // --- Database operations (backup, restore, wipe) ------------------------------------------
 
-  // Multipart for the import; registered here when the app has not registered it globally.
-  if (!app.hasRequestDecorator('isMultipart')) await app.register(multipart);
   const config = app.services.config;
 
   app.post(
@@ -138,60 +136,63 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.post(
-    '/api/admin/database/import',
-    {
-      schema: {
-        tags,
-        summary:
-          'Replace all data and files with a backup (multipart: file, confirmPassword); signs everyone out',
-        consumes: ['multipart/form-data'],
-        response: { 200: importResult },
+  await app.register(async (uploads) => {
+    await acceptUploads(uploads);
+    uploads.post(
+      '/api/admin/database/import',
+      {
+        schema: {
+          tags,
+          summary:
+            'Replace all data and files with a backup (multipart: file, confirmPassword); signs everyone out',
+          consumes: ['multipart/form-data'],
+          response: { 200: importResult },
+        },
+        config: admin,
       },
-      config: admin,
-    },
-    async (req, reply) => {
-      if (!req.isMultipart()) throw badRequest(ERR.noFile);
-      const tmpDir = path.join(config.dataDir, 'tmp');
-      await fsp.mkdir(tmpDir, { recursive: true });
-      const upload = path.join(tmpDir, `upload-${randomBytes(8).toString('hex')}.json`);
-      try {
-        let confirmPassword: string | null = null;
-        let received = false;
-        const parts = req.parts({
-          limits: { fileSize: config.backupMaxBytes, files: 1, fields: 10, parts: 12 },
-        });
+      async (req, reply) => {
+        if (!req.isMultipart()) throw badRequest(ERR.noFile);
+        const tmpDir = path.join(config.dataDir, 'tmp');
+        await fsp.mkdir(tmpDir, { recursive: true });
+        const upload = path.join(tmpDir, `upload-${randomBytes(8).toString('hex')}.json`);
         try {
-          for await (const part of parts) {
-            if (part.type === 'file') {
-              if (part.fieldname !== 'file' || received) {
-                part.file.resume();
-                continue;
+          let confirmPassword: string | null = null;
+          let received = false;
+          const parts = req.parts({
+            limits: { fileSize: config.backupMaxBytes, files: 1, fields: 10, parts: 12 },
+          });
+          try {
+            for await (const part of parts) {
+              if (part.type === 'file') {
+                if (part.fieldname !== 'file' || received) {
+                  part.file.resume();
+                  continue;
+                }
+                await pipeline(part.file, fs.createWriteStream(upload));
+                received = true;
+              } else if (part.fieldname === 'confirmPassword' && typeof part.value === 'string') {
+                confirmPassword = part.value;
               }
-              await pipeline(part.file, fs.createWriteStream(upload));
-              received = true;
-            } else if (part.fieldname === 'confirmPassword' && typeof part.value === 'string') {
-              confirmPassword = part.value;
             }
+          } catch (err) {
+            // A body cut short or not multipart at all is the client's fault (it was a 500); limits keep
+            // their own status, and a failing disk stays a server error.
+            const e = err as { statusCode?: number; code?: string; syscall?: string };
+            if (err instanceof AppError || e.statusCode || e.syscall) throw err;
+            throw invalidField('file', 'The upload ended early or is not valid multipart data');
           }
-        } catch (err) {
-          // A body cut short or not multipart at all is the client's fault (it was a 500); limits keep
-          // their own status, and a failing disk stays a server error.
-          const e = err as { statusCode?: number; code?: string; syscall?: string };
-          if (err instanceof AppError || e.statusCode || e.syscall) throw err;
-          throw invalidField('file', 'The upload ended early or is not valid multipart data');
+          if (!confirmPassword) throw invalidField('confirmPassword', 'Required');
+          if (!received) throw badRequest(ERR.noFile);
+          const result = await importDatabase(req.ctx, upload, confirmPassword);
+          for (const userId of result.endedSessionsOf) app.sessionEnded({ userId });
+          clearSessionCookie(reply, config);
+          return { success: true, imported: result.imported };
+        } finally {
+          await fsp.rm(upload, { force: true });
         }
-        if (!confirmPassword) throw invalidField('confirmPassword', 'Required');
-        if (!received) throw badRequest(ERR.noFile);
-        const result = await importDatabase(req.ctx, upload, confirmPassword);
-        for (const userId of result.endedSessionsOf) app.sessionEnded({ userId });
-        clearSessionCookie(reply, config);
-        return { success: true, imported: result.imported };
-      } finally {
-        await fsp.rm(upload, { force: true });
-      }
-    },
-  );
+      },
+    );
+  });
 
   app.post(
     '/api/admin/database/wipe',

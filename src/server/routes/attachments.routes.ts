@@ -1,16 +1,14 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { addAttachment, deleteAttachment, listAttachments } from '../../domain/attachments.js';
 import { idParam, paging } from '../../shared/common.js';
-import { closeUnfinishedUploads, multipartSource } from '../multipart.js';
+import { acceptUploads, multipartSource } from '../multipart.js';
 
 const tags = ['Attachments'];
 const ticketParams = z.object({ projectId: idParam, ticketId: idParam });
 const base = '/api/projects/:projectId/tickets/:ticketId/attachments';
 
 export const attachmentsRoutes: FastifyPluginAsyncZod = async (app) => {
-  closeUnfinishedUploads(app);
-
   app.get(
     base,
     {
@@ -33,21 +31,27 @@ export const attachmentsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.post(
-    base,
-    {
-      schema: {
-        tags,
-        summary: 'Attach a file (multipart/form-data, field file); limited per ticket by the system settings',
-        consumes: ['multipart/form-data'],
-        params: ticketParams,
+  await app.register(async (scope) => {
+    await acceptUploads(scope);
+    scope.withTypeProvider<ZodTypeProvider>().post(
+      base,
+      {
+        schema: {
+          tags,
+          summary:
+            'Attach a file (multipart/form-data, field file); limited per ticket by the system settings',
+          consumes: ['multipart/form-data'],
+          params: ticketParams,
+        },
       },
-    },
-    async (req, reply) =>
-      reply
-        .status(201)
-        .send(await addAttachment(req.ctx, req.params.projectId, req.params.ticketId, multipartSource(req))),
-  );
+      async (req, reply) =>
+        reply
+          .status(201)
+          .send(
+            await addAttachment(req.ctx, req.params.projectId, req.params.ticketId, multipartSource(req)),
+          ),
+    );
+  });
 
   app.delete(
     `${base}/:attachmentId`,

@@ -3,46 +3,47 @@ import { z } from 'zod';
 import { removeAvatar, setAvatar } from '../../domain/avatars.js';
 import { actorOf } from '../../domain/context.js';
 import { findServedFile, getUploadConfig, uploadFile } from '../../domain/uploads.js';
-import { closeUnfinishedUploads, multipartSource } from '../multipart.js';
+import { acceptUploads, multipartSource } from '../multipart.js';
 import { sendStoredFile } from '../send-file.js';
 
 const multipart = { consumes: ['multipart/form-data'] };
 
 /** Uploads (POST /api/upload), avatars, and serving stored files under /uploads. */
 export const filesRoutes: FastifyPluginAsyncZod = async (app) => {
-  closeUnfinishedUploads(app);
-
   app.get(
     '/api/upload',
     { schema: { tags: ['Files'], summary: 'Upload configuration: size limits and allowed types' } },
     async (req) => getUploadConfig(req.ctx),
   );
 
-  app.post(
-    '/api/upload',
-    {
-      schema: {
-        tags: ['Files'],
-        summary:
-          'Upload a file (multipart/form-data, field file); checked by type, extension, content and size',
-        ...multipart,
+  await app.register(async (uploads) => {
+    await acceptUploads(uploads);
+    uploads.post(
+      '/api/upload',
+      {
+        schema: {
+          tags: ['Files'],
+          summary:
+            'Upload a file (multipart/form-data, field file); checked by type, extension, content and size',
+          ...multipart,
+        },
       },
-    },
-    async (req, reply) => reply.status(201).send(await uploadFile(req.ctx, multipartSource(req))),
-  );
+      async (req, reply) => reply.status(201).send(await uploadFile(req.ctx, multipartSource(req))),
+    );
 
-  app.post(
-    '/api/me/avatar',
-    {
-      schema: {
-        tags: ['Current user'],
-        summary:
-          'Set my avatar (multipart/form-data, field file: JPEG, PNG, GIF or WebP up to 2 MB); stored as 256x256 WebP',
-        ...multipart,
+    uploads.post(
+      '/api/me/avatar',
+      {
+        schema: {
+          tags: ['Current user'],
+          summary:
+            'Set my avatar (multipart/form-data, field file: JPEG, PNG, GIF or WebP up to 2 MB); stored as 256x256 WebP',
+          ...multipart,
+        },
       },
-    },
-    async (req) => setAvatar(req.ctx, actorOf(req.ctx).userId, multipartSource(req)),
-  );
+      async (req) => setAvatar(req.ctx, actorOf(req.ctx).userId, multipartSource(req)),
+    );
+  });
 
   app.delete(
     '/api/me/avatar',
