@@ -62,18 +62,18 @@ export async function projectAccess(
           .where((eb) => eb.or([eb('projects.id', '=', arg(1)), eb('projects.key', '=', arg(2))])),
       [actor.userId, ref.toLowerCase(), ref.toUpperCase()],
     );
-    return found ?? null;
+    if (!found) return null;
+    const { member_role, ...project } = found;
+    return { project, memberRole: (member_role as Role | null) ?? null };
   };
   // Outside transactions the answer is kept while the database is unchanged (a transaction may see
   // its own uncommitted rows).
-  const row =
+  const found =
     db === ctx.db.kysely
       ? await readCache(ctx.db).get(ctx, `access:${actor.userId}:${ref}`, lookup)
       : await lookup();
-  if (!row) throw notFound(ERR.projectNotFound);
-  const { member_role, ...project } = row;
-  const member = member_role ? { role: member_role } : undefined;
-  const memberRole = (member?.role as Role | undefined) ?? null;
+  if (!found) throw notFound(ERR.projectNotFound);
+  const { project, memberRole } = found;
   const role: Role | null = actor.isSystemAdmin ? 'owner' : memberRole;
   if (!role) throw notFound(ERR.projectNotFound);
   if (!roleAtLeast(role, need)) throw forbidden();

@@ -82,7 +82,7 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
     return found ?? null;
   });
   if (!row) return null;
-  if (row.session_expires <= nowIso()) {
+  if (Date.parse(row.session_expires) <= Date.now()) {
     await s.db.kysely.deleteFrom('sessions').where('id', '=', row.session_id).execute();
     return null;
   }

@@ -23,7 +23,9 @@ export interface ReadSource {
  */
 export class ReadCache {
   readonly #entries = new Map<string, { value: unknown; size: number }>();
-  #generation: string | null = null;
+  /** The generation the entries belong to: this process's write count and the external counter. */
+  #local = -1;
+  #external = -1;
   #size = 0;
 
   constructor(
@@ -48,8 +50,8 @@ export class ReadCache {
     } else {
       external = changes.external();
     }
-    const generation = `${changes.local()}.${external}`;
-    if (generation !== this.#generation) this.#reset(generation);
+    const local = changes.local();
+    if (local !== this.#local || external !== this.#external) this.#reset(local, external);
     const hit = this.#entries.get(key);
     if (hit) {
       // Most recently used last: eviction takes from the front.
@@ -59,7 +61,7 @@ export class ReadCache {
     }
     const value = await compute();
     // A write during compute() moved the generation on: the value may already be stale, keep nothing.
-    if (this.#generation !== generation || `${changes.local()}.${external}` !== generation) return value;
+    if (this.#local !== local || this.#external !== external || changes.local() !== local) return value;
     const size = Math.max(1, sizeOf(value));
     if (size > this.maxSize / 4) return value;
     this.#entries.set(key, { value, size });
@@ -76,10 +78,11 @@ export class ReadCache {
     return this.#entries.size;
   }
 
-  #reset(generation: string) {
+  #reset(local: number, external: number) {
     this.#entries.clear();
     this.#size = 0;
-    this.#generation = generation;
+    this.#local = local;
+    this.#external = external;
   }
 }
 

@@ -78,54 +78,64 @@ function sameSite(request: FastifyRequest, origin: string, config: Config): bool
  * Turns the session cookie or the Bearer key into an actor, then enforces the route's auth level,
  * the API-key exclusions and the cross-site rule. Runs before body parsing, so 401 and 403 come
  * before any validation error.
+ *
+ * It is a hook of each route, added as the route registers, so it reads that route's options
+ * directly; a global hook would have to build `request.routeOptions` on every request. The options
+ * are read when the request comes, not when the route registers: hooks of inner scopes (the API
+ * reference, the web app's assets) may still rewrite their `config` after this one ran. Requests
+ * that match no route have no actor: they are answered 404 without one.
  */
 export function registerAuth(app: FastifyInstance, services: Services) {
   app.decorateRequest('ctx', null as unknown as Ctx);
   app.decorateRequest('sessionToken', null);
   app.decorateRequest('sessionExpires', null);
 
-  app.addHook('onRequest', async (request) => {
-    const tabHeader = request.headers['x-tab-id'];
-    const tabId =
-      typeof tabHeader === 'string' && tabHeader.length > 0 && tabHeader.length <= 100 ? tabHeader : null;
-    request.ctx = { ...services, actor: null, tabId, readView: {} };
+  app.addHook('onRoute', (route) => {
+    const authenticate = async (request: FastifyRequest) => {
+      const config = route.config ?? {};
+      await authenticateRequest(request, services, config.auth ?? 'user', config.apiKey);
+    };
+    route.onRequest = [authenticate, ...(route.onRequest ? [route.onRequest].flat() : [])];
+  });
+}
 
-    // routeOptions is a getter that builds a new object on every read.
-    const route = request.routeOptions;
-    const matched = route.url !== undefined;
-    const config = route.config ?? {};
-    const level: AuthLevel = matched ? (config.auth ?? 'user') : 'public';
+async function authenticateRequest(
+  request: FastifyRequest,
+  services: Services,
+  level: AuthLevel,
+  apiKey: boolean | undefined,
+) {
+  const tabHeader = request.headers['x-tab-id'];
+  const tabId =
+    typeof tabHeader === 'string' && tabHeader.length > 0 && tabHeader.length <= 100 ? tabHeader : null;
+  const ctx: Ctx = { ...services, actor: null, tabId, readView: {} };
+  request.ctx = ctx;
+  if (level === 'public') return;
 
-    const authorization = request.headers.authorization;
-    if (authorization && /^bearer\s/i.test(authorization)) {
-      const key = authorization.slice(7).trim();
-      if (level === 'public') return;
-      request.ctx.actor = await resolveApiKey(request.ctx, key);
-    } else {
-      const token = request.cookies[SESSION_COOKIE];
-      if (token && level !== 'public') {
-        const resolved = await resolveSession(request.ctx, token);
-        if (resolved) {
-          request.ctx.actor = resolved.actor;
-          request.sessionToken = token;
-          request.sessionExpires = resolved.expires;
-        }
+  const authorization = request.headers.authorization;
+  if (authorization && /^bearer\s/i.test(authorization)) {
+    ctx.actor = await resolveApiKey(ctx, authorization.slice(7).trim());
+  } else {
+    const token = request.cookies[SESSION_COOKIE];
+    if (token) {
+      const resolved = await resolveSession(ctx, token);
+      if (resolved) {
+        ctx.actor = resolved.actor;
+        request.sessionToken = token;
+        request.sessionExpires = resolved.expires;
       }
     }
+  }
 
-    const actor = request.ctx.actor;
-    if ((level === 'user' || level === 'admin') && !actor) throw new AppError(401, ERR.authRequired);
-    if (
-      actor?.via === 'apiKey' &&
-      (config.apiKey === false || (level === 'admin' && config.apiKey !== true))
-    ) {
-      throw new AppError(403, ERR.notWithApiKey);
-    }
-    if (level === 'admin' && !actor?.isSystemAdmin) throw new AppError(403, ERR.adminRequired);
+  const actor = ctx.actor;
+  if ((level === 'user' || level === 'admin') && !actor) throw new AppError(401, ERR.authRequired);
+  if (actor?.via === 'apiKey' && (apiKey === false || (level === 'admin' && apiKey !== true))) {
+    throw new AppError(403, ERR.notWithApiKey);
+  }
+  if (level === 'admin' && !actor?.isSystemAdmin) throw new AppError(403, ERR.adminRequired);
 
-    if (actor?.via === 'session' && STATE_CHANGING.has(request.method)) {
-      const origin = request.headers.origin;
-      if (origin && !sameSite(request, origin, services.config)) throw new AppError(403, ERR.crossSite);
-    }
-  });
+  if (actor?.via === 'session' && STATE_CHANGING.has(request.method)) {
+    const origin = request.headers.origin;
+    if (origin && !sameSite(request, origin, services.config)) throw new AppError(403, ERR.crossSite);
+  }
 }

@@ -1,20 +1,26 @@
 import type { FastifyInstance } from 'fastify';
 import { invalidField, notFound } from '../../domain/errors.js';
 
-/** Where in a parsed value the first string (or key) with a NUL character is, or null. */
+const join = (at: string, key: string) => (at ? `${at}.${key}` : key);
+
+/**
+ * Where in a parsed value the first string (or key) with a NUL character is, or null. It walks an
+ * explicit stack (a JSON body may nest deeper than the call stack allows) and builds a path only for
+ * nested containers and for the finding: it runs on the params, query and body of every request.
+ */
 export function findNul(value: unknown, base = ''): string | null {
-  const stack: [unknown, string][] = [[value, base]];
-  while (stack.length) {
-    const [v, at] = stack.pop() as [unknown, string];
-    if (typeof v === 'string') {
-      if (v.includes('\u0000')) return at;
-    } else if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) stack.push([v[i], at ? `${at}.${i}` : String(i)]);
-    } else if (v && typeof v === 'object') {
-      for (const [k, inner] of Object.entries(v)) {
-        const p = at ? `${at}.${k}` : k;
-        if (k.includes('\u0000')) return p;
-        stack.push([inner, p]);
+  if (typeof value === 'string') return value.includes('\u0000') ? base : null;
+  if (!value || typeof value !== 'object') return null;
+  const stack: { v: object; at: string }[] = [{ v: value, at: base }];
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const { v, at } = top;
+    for (const k in v) {
+      if (k.includes('\u0000')) return join(at, k);
+      const inner = (v as Record<string, unknown>)[k];
+      if (typeof inner === 'string') {
+        if (inner.includes('\u0000')) return join(at, k);
+      } else if (inner && typeof inner === 'object') {
+        stack.push({ v: inner, at: join(at, k) });
       }
     }
   }
