@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type Db } from '../src/db/connect.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { connect, type Db, EXTERNAL_CHECK_MS } from '../src/db/connect.js';
 import { ReadCache, readCache } from '../src/domain/read-cache.js';
 import { createTestApp, dialect, type TestApp } from './helpers/app.js';
 import { makeProject, makeTicket, type ProjectOut } from './helpers/board.js';
 import { type Client, signUp } from './helpers/factories.js';
+
+/** Waits until another process's commit is seen by this process's cached reads. */
+const pastExternalCheck = () => new Promise((r) => setTimeout(r, EXTERNAL_CHECK_MS + 1));
 
 /** A database whose change counters the test moves by hand. */
 function fakeGeneration() {
@@ -147,14 +150,39 @@ describe.runIf(dialect === 'sqlite')('the generation of the embedded database', 
     expect(generation()).not.toBe(before);
   });
 
-  it('moves with a commit made by another connection to the same file', async () => {
+  it('moves with a commit made by another connection to the same file, within EXTERNAL_CHECK_MS', async () => {
     const before = generation();
     await other.kysely
       .updateTable('projects')
       .set({ description: 'from elsewhere' })
       .where('id', '=', p.id)
       .execute();
+    await pastExternalCheck();
     expect(generation()).not.toBe(before);
+  });
+
+  it("reads the other processes' counter at most once per EXTERNAL_CHECK_MS", async () => {
+    const c = db().changes;
+    if (!c) throw new Error('SQLite has change counters');
+    // A clock of the test's own, starting past the bound (so the first reading is fresh) and moved
+    // by hand; afterwards real time catches up with it before the next test.
+    let now = performance.now() + EXTERNAL_CHECK_MS;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => now);
+    try {
+      const seen = c.external();
+      await other.kysely
+        .updateTable('projects')
+        .set({ description: 'quick' })
+        .where('id', '=', p.id)
+        .execute();
+      now += EXTERNAL_CHECK_MS / 2;
+      expect(c.external()).toBe(seen); // trusted within the bound
+      now += EXTERNAL_CHECK_MS / 2;
+      expect(c.external()).not.toBe(seen); // read again once it has passed
+    } finally {
+      clock.mockRestore();
+      await new Promise((r) => setTimeout(r, 2 * EXTERNAL_CHECK_MS + 1));
+    }
   });
 
   it('serves list and ticket reads from the cache, and never a stale one after any write', async () => {
@@ -184,15 +212,17 @@ describe.runIf(dialect === 'sqlite')('the generation of the embedded database', 
       .set({ title: 'Third title' })
       .where('id', '=', ticket.id)
       .execute();
+    await pastExternalCheck();
     expect((await list()).json()[0].title).toBe('Third title');
     expect((await full()).json().title).toBe('Third title');
   });
 
-  it('ends a session at once when it is deleted by another connection', async () => {
+  it('ends a session within EXTERNAL_CHECK_MS when it is deleted by another connection', async () => {
     const user = await signUp(t.app);
     expect((await user.get('/api/me')).statusCode).toBe(200);
     expect((await user.get('/api/me')).statusCode).toBe(200);
     await other.kysely.deleteFrom('sessions').where('user_id', '=', user.userId).execute();
+    await pastExternalCheck();
     expect((await user.get('/api/me')).statusCode).toBe(401);
   });
 });

@@ -22,9 +22,9 @@ export interface Db {
   /**
    * Counters that move whenever anything in the database may have changed: `local`, every write
    * statement of this process (counted before it runs, committed or not: free to read), and
-   * `external`, commits by other connections to the same file (SQLite's data_version: a statement
-   * to read). An answer computed after reading both stays true while neither moves
-   * (src/domain/read-cache.ts). Null on PostgreSQL, where other instances write without telling.
+   * `external`, commits by other connections to the same file (SQLite's data_version, read at most
+   * once per EXTERNAL_CHECK_MS). An answer computed after reading both stays true while neither
+   * moves (src/domain/read-cache.ts). Null on PostgreSQL, where other instances write without telling.
    */
   changes: { local(): number; external(): number } | null;
   close(): Promise<void>;
@@ -46,6 +46,15 @@ pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1700, (v) => Number(v));
 pg.types.setTypeParser(700, (v) => Number(v));
 
+/**
+ * How long a reading of SQLite's data_version is trusted. Reading it takes two file-lock system
+ * calls, which cost more than all the rest of a cached read; under load, the requests of the same
+ * millisecond share one reading. So a commit made by another process (the CLI, another Docket on the
+ * same file) reaches this process's cached reads at most this late. This process's own writes count
+ * at once, always.
+ */
+export const EXTERNAL_CHECK_MS = 1;
+
 export async function connect(opts: ConnectOptions): Promise<Db> {
   if (opts.databaseUrl) return connectPostgres(opts.databaseUrl, opts.pgSchema);
   return connectSqlite(path.join(opts.dataDir, opts.sqliteFile ?? 'docket.db'));
@@ -62,6 +71,8 @@ function connectSqlite(file: string): Db {
   const cache = new Map<string, BetterSqlite3.Statement>();
   let writes = 0;
   const dataVersion = raw.prepare('pragma data_version').pluck();
+  let external = 0;
+  let externalAt = Number.NEGATIVE_INFINITY;
   const database = {
     close: () => raw.close(),
     prepare(text: string) {
@@ -87,7 +98,18 @@ function connectSqlite(file: string): Db {
     kysely,
     dialect: 'sqlite',
     pg: null,
-    changes: { local: () => writes, external: () => Number(dataVersion.get()) },
+    changes: {
+      local: () => writes,
+      external: () => {
+        // The time is taken before the reading, so a reading is never trusted for longer than the bound.
+        const now = performance.now();
+        if (now - externalAt >= EXTERNAL_CHECK_MS) {
+          externalAt = now;
+          external = Number(dataVersion.get());
+        }
+        return external;
+      },
+    },
     async arrays(query) {
       let stmt = rawCache.get(query.sql);
       if (!stmt) {
