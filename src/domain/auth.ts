@@ -62,42 +62,59 @@ export interface ResolvedSession {
   expires: string;
 }
 
-/** Resolves a session cookie to its user; expired sessions and disabled users resolve to null. */
+/** A session as the read cache keeps it: split once, shared by the requests that use it. */
+interface KeptSession extends ResolvedSession {
+  sessionId: string;
+  expiresAt: number;
+  active: boolean;
+}
+
+/**
+ * Resolves a session cookie to its user; expired sessions and disabled users resolve to null. The
+ * answer is shared between requests (read cache): callers must not change it.
+ */
 export async function resolveSession(s: Services, token: string): Promise<ResolvedSession | null> {
   // Compiled once and kept while the database is unchanged: it runs on every signed-in request.
   const tokenHash = hashToken(token);
-  const row = await readCache(s.db).get(s, `session:${tokenHash}`, async () => {
-    const [found] = await runPrepared(
-      s.db.kysely,
-      'session-resolve',
-      (db) =>
-        db
-          .selectFrom('sessions')
-          .innerJoin('users', 'users.id', 'sessions.user_id')
-          .selectAll('users')
-          .select(['sessions.id as session_id', 'sessions.expires_at as session_expires'])
-          .where('sessions.token_hash', '=', arg(0)),
-      [tokenHash],
-    );
-    return found ?? null;
-  });
-  if (!row) return null;
-  if (Date.parse(row.session_expires) <= Date.now()) {
-    await s.db.kysely.deleteFrom('sessions').where('id', '=', row.session_id).execute();
+  const session = await readCache(s.db).get(
+    s,
+    `session:${tokenHash}`,
+    async (): Promise<KeptSession | null> => {
+      const [found] = await runPrepared(
+        s.db.kysely,
+        'session-resolve',
+        (db) =>
+          db
+            .selectFrom('sessions')
+            .innerJoin('users', 'users.id', 'sessions.user_id')
+            .selectAll('users')
+            .select(['sessions.id as session_id', 'sessions.expires_at as session_expires'])
+            .where('sessions.token_hash', '=', arg(0)),
+        [tokenHash],
+      );
+      if (!found) return null;
+      const { session_id, session_expires, ...user } = found;
+      return {
+        actor: {
+          userId: user.id,
+          isSystemAdmin: user.is_system_admin === 1,
+          via: 'session',
+          sessionId: session_id,
+        },
+        user,
+        expires: session_expires,
+        sessionId: session_id,
+        expiresAt: Date.parse(session_expires),
+        active: user.is_active === 1,
+      };
+    },
+  );
+  if (!session) return null;
+  if (session.expiresAt <= Date.now()) {
+    await s.db.kysely.deleteFrom('sessions').where('id', '=', session.sessionId).execute();
     return null;
   }
-  if (row.is_active !== 1) return null;
-  const { session_id, session_expires, ...user } = row;
-  return {
-    actor: {
-      userId: user.id,
-      isSystemAdmin: user.is_system_admin === 1,
-      via: 'session',
-      sessionId: session_id,
-    },
-    user,
-    expires: session_expires,
-  };
+  return session.active ? session : null;
 }
 
 /** Resolves a Bearer API key; 401 `Invalid API key` for a wrong or revoked key or an inactive user. */

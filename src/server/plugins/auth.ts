@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { resolveApiKey, resolveSession } from '../../domain/auth.js';
-import type { Ctx, Services } from '../../domain/context.js';
+import { type Ctx, requestCtx, type Services } from '../../domain/context.js';
 import { AppError } from '../../domain/errors.js';
 import { ERR } from '../../shared/errors.js';
 import type { Config } from '../config.js';
@@ -108,7 +108,7 @@ async function authenticateRequest(
   const tabHeader = request.headers['x-tab-id'];
   const tabId =
     typeof tabHeader === 'string' && tabHeader.length > 0 && tabHeader.length <= 100 ? tabHeader : null;
-  const ctx: Ctx = { ...services, actor: null, tabId, readView: {} };
+  const ctx = requestCtx(services, tabId);
   request.ctx = ctx;
   if (level === 'public') return;
 
