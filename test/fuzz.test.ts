@@ -318,7 +318,7 @@ describe('fuzzing every endpoint', () => {
 
   it('never answers 500 to hostile multipart bodies on every POST route, and a refused upload leaves nothing', async () => {
     const routes = t.app.routeTable.filter((r) => r.method === 'POST' && r.url !== '/api/mcp');
-    const part = fc.record({
+    const hostilePart = fc.record({
       field: fc.constantFrom('file', 'file', 'confirmPassword', 'avatar', ...POLLUTION_KEYS),
       filename: fc.constantFrom(
         'a.png',
@@ -349,6 +349,14 @@ describe('fuzzing every endpoint', () => {
         fc.constant(Buffer.concat([png.subarray(0, 40), Buffer.from('<script>')])),
       ),
     });
+    // A well-formed image part now and then, so that the accepting paths are reached too.
+    const part = fc.oneof(
+      {
+        weight: 1,
+        arbitrary: fc.constant({ field: 'file', filename: 'a.png', contentType: 'image/png', data: png }),
+      },
+      { weight: 4, arbitrary: hostilePart },
+    );
     const arb = fc.record({
       route: fc.oneof(
         {
@@ -367,6 +375,7 @@ describe('fuzzing every endpoint', () => {
     const w = await world();
     const failures: string[] = [];
     const statuses = new Map<number, number>();
+    let uploaded = 0;
     await fc.assert(
       fc.asyncProperty(arb, async ({ route, parts, fields, cut }) => {
         const url = route.url.replace(/:(\w+)/g, (_m, n: string) => encodeURIComponent(w.params[n] ?? n));
@@ -380,6 +389,7 @@ describe('fuzzing every endpoint', () => {
         const before = await snapshot();
         const res = await admin.req({ method: 'POST', url, headers: body.headers, payload });
         statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+        if (res.statusCode < 300 && /upload|avatar|attachments/.test(route.url)) uploaded++;
         const where = `POST ${route.url} parts=${JSON.stringify(parts.map((p) => [p.field, p.filename, p.contentType, p.data.length]))} cut=${cut}`;
         if (res.statusCode >= 500) failures.push(`${where}: ${res.statusCode} ${res.body.slice(0, 200)}`);
         if (res.statusCode >= 400 && LEAKS.some((re) => re.test(res.body)))
@@ -391,10 +401,7 @@ describe('fuzzing every endpoint', () => {
     );
     expect(failures.slice(0, 20)).toEqual([]);
     // Some uploads went through: the generator reaches the accepting paths, not only the refusals.
-    expect(
-      [...statuses.keys()].some((s) => s === 200 || s === 201),
-      JSON.stringify([...statuses]),
-    ).toBe(true);
+    expect(uploaded, JSON.stringify([...statuses])).toBeGreaterThan(0);
     const incoming = path.join(t.config.dataDir, 'uploads', '.incoming');
     expect(fs.existsSync(incoming) ? fs.readdirSync(incoming) : []).toEqual([]);
   }, 120_000);
