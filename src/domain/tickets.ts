@@ -296,10 +296,8 @@ const escapeLike = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => 
 
 /**
  * Tickets of a project in board order (column position, then order, then number), filtered, in
- * a constant number of queries whatever their number: the page, its labels and its watchers.
- */
-/**
- * The list as JSON text and its total, for the HTTP route: a board column of 1,000 tickets is half a
+ * a constant number of queries whatever their number (the page, its labels and its watchers), as
+ * JSON text with their total, for the HTTP route: a board column of 1,000 tickets is half a
  * megabyte of JSON, kept (text and all) while the database is unchanged.
  */
 export async function listTicketsJson(ctx: Ctx, projectRef: string, q: TicketListQuery) {
@@ -416,8 +414,10 @@ async function listTicketsOf(ctx: Ctx, project: ProjectsTable, q: TicketListQuer
   return { items, total: counted ? Number(counted.n) : rows.length };
 }
 
-/** The full read: base fields plus column, assignee, reporter, sprint, labels, watchers, links and counts. */
-/** The full read as JSON text, for the HTTP route; kept while the database is unchanged. */
+/**
+ * The full read (base fields plus column, assignee, reporter, sprint, labels, watchers, links and
+ * counts) as JSON text, for the HTTP route; kept while the database is unchanged.
+ */
 export async function getTicketJson(ctx: Ctx, projectRef: string, ticketRef: string): Promise<string> {
   const db = ctx.db.kysely;
   const { project } = await projectAccess(ctx, db, projectRef);
@@ -426,7 +426,7 @@ export async function getTicketJson(ctx: Ctx, projectRef: string, ticketRef: str
   const ref = key ? { number: key.number } : { id: ticketRef.toLowerCase() };
   const json = await readCache(ctx.db).get(
     ctx,
-    `ticket:${project.id}:${JSON.stringify(ref)}`,
+    'number' in ref ? `ticket:${project.id}:#${ref.number}` : `ticket:${project.id}:${ref.id}`,
     async () => {
       const out = await presentTicketByRef(db, project, ref);
       return out ? JSON.stringify(out) : null;
