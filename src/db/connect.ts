@@ -22,11 +22,11 @@ export interface Db {
   /**
    * Counters that move whenever anything in the database may have changed: `local`, every write
    * statement of this process (counted before it runs, committed or not: free to read), and
-   * `external`, commits by other connections to the same file (SQLite's data_version, read at most
-   * once per EXTERNAL_CHECK_MS). An answer computed after reading both stays true while neither
-   * moves (src/domain/read-cache.ts). Null on PostgreSQL, where other instances write without telling.
+   * `external`, commits by other connections (read at most once per EXTERNAL_CHECK_MS: SQLite's
+   * data_version; PostgreSQL's WAL insert position, a query, hence the promise). An answer computed
+   * after reading both stays true while neither moves (src/domain/read-cache.ts).
    */
-  changes: { local(): number; external(): number } | null;
+  changes: { local(): number; external(): number | Promise<number> } | null;
   close(): Promise<void>;
 }
 
@@ -47,13 +47,19 @@ pg.types.setTypeParser(1700, (v) => Number(v));
 pg.types.setTypeParser(700, (v) => Number(v));
 
 /**
- * How long a reading of SQLite's data_version is trusted. Reading it takes two file-lock system
- * calls, which cost more than all the rest of a cached read; under load, the requests of the same
- * millisecond share one reading. So a commit made by another process (the CLI, another Docket on the
- * same file) reaches this process's cached reads at most this late. This process's own writes count
- * at once, always.
+ * How long a reading of the other connections' commit counter is trusted. On SQLite, reading it takes
+ * two file-lock system calls, which cost more than all the rest of a cached read; on PostgreSQL it
+ * is a round trip. Under load, the requests of the same millisecond share one reading. So a commit
+ * made by another process (the CLI, another Docket on the same database) reaches this process's
+ * cached reads at most this late. This process's own writes count at once, always.
  */
 export const EXTERNAL_CHECK_MS = 1;
+
+/**
+ * The statements that change nothing: everything else (insert, update, delete, begin, commit,
+ * rollback, a `with` that may write, DDL) counts as a write. `select … for update` only locks.
+ */
+const READ_ONLY = /^\s*select\b/i;
 
 export async function connect(opts: ConnectOptions): Promise<Db> {
   if (opts.databaseUrl) return connectPostgres(opts.databaseUrl, opts.pgSchema);
@@ -151,13 +157,71 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // Every write statement of this process is counted twice: when it is sent, and when it is done.
+  // The second count matters for COMMIT: a read that ran on another connection while the commit was
+  // under way may have missed it, and must not be kept once the commit's answer is back.
+  let writes = 0;
+  const counted = new WeakSet<pg.PoolClient>();
+  const countWrites = (client: pg.PoolClient) => {
+    if (counted.has(client)) return client;
+    counted.add(client);
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (...args: unknown[]) => {
+      const first = args[0] as string | { text?: string };
+      const text = typeof first === 'string' ? first : (first?.text ?? '');
+      if (READ_ONLY.test(text)) return query(...args);
+      writes++;
+      const result = query(...args);
+      if (result instanceof Promise) return result.finally(() => writes++);
+      writes++;
+      return result;
+    };
+    return client;
+  };
+  const kysely = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: { connect: async () => countWrites(await pool.connect()), end: () => pool.end() },
+    }),
+  });
   await sql`select 1`.execute(kysely);
+
+  // Other instances' commits: the WAL insert position moves before any commit becomes visible (and
+  // with any other change of the cluster, which only empties the cache more often). One reading at
+  // a time; requests meanwhile share it. A failed reading trusts nothing: the counter moves.
+  let external = 0;
+  let externalAt = Number.NEGATIVE_INFINITY;
+  let lsn: string | null = null;
+  let reading: Promise<number> | null = null;
+  const readExternal = (now: number) =>
+    pool
+      .query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn')
+      .then(
+        (r) => {
+          if (r.rows[0].lsn !== lsn) {
+            lsn = r.rows[0].lsn;
+            external++;
+          }
+          externalAt = now;
+          return external;
+        },
+        () => ++external,
+      )
+      .finally(() => {
+        reading = null;
+      });
   return {
     kysely,
     dialect: 'postgres',
     pg: { connectionString, schema },
-    changes: null,
+    changes: {
+      local: () => writes,
+      external: () => {
+        const now = performance.now();
+        if (now - externalAt < EXTERNAL_CHECK_MS) return external;
+        reading ??= readExternal(now);
+        return reading;
+      },
+    },
     async arrays(query) {
       const res = await pool.query({ text: query.sql, values: [...query.parameters], rowMode: 'array' });
       return res.rows as unknown[][];

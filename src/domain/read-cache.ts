@@ -14,10 +14,11 @@ export interface ReadSource {
  * Answers of the hottest reads (session lookup, project access, the full ticket read, the ticket
  * list as JSON text), kept while the database has not changed at all: every entry belongs to the
  * database generation read before it was computed (Db.changes), and the first read that sees
- * another generation drops them all. Any write anywhere invalidates everything, so an answer is
- * never staler than the read that made it, whatever the write and whoever made it (another request,
- * the CLI, another process on the same file). Reads inside a transaction never use it: they may see
- * that transaction's uncommitted rows. On PostgreSQL nothing is kept.
+ * another generation drops them all. Any write anywhere invalidates everything, whatever the write
+ * and whoever made it: this process's writes at once (a client never reads past its own write), the
+ * commits of other processes (the CLI, another Docket on the same database) within
+ * EXTERNAL_CHECK_MS (src/db/connect.ts). Reads inside a transaction never use it: they may see that
+ * transaction's uncommitted rows.
  *
  * Values are shared between requests: callers must not change what they get.
  */
@@ -43,13 +44,9 @@ export class ReadCache {
   ): Promise<T> {
     const changes = from.db.changes;
     if (!changes) return compute();
-    let external: number;
-    if (from.readView) {
-      from.readView.external ??= changes.external();
-      external = from.readView.external;
-    } else {
-      external = changes.external();
-    }
+    const seen = from.readView?.external ?? changes.external();
+    const external = typeof seen === 'number' ? seen : await seen;
+    if (from.readView) from.readView.external = external;
     const local = changes.local();
     if (local !== this.#local || external !== this.#external) this.#reset(local, external);
     const hit = this.#entries.get(key);
