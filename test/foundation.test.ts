@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -82,6 +83,41 @@ describe('server basics', () => {
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['referrer-policy']).toBe('same-origin');
     expect(res.headers['x-frame-options']).toBe('DENY');
+  });
+
+  it('logs one access line per request: method, address, status, time, client and request id', async () => {
+    const config = await testConfig();
+    const lines: Record<string, unknown>[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const app = await buildApp(config, {
+      logger: { level: 'info', stream },
+      webRoot: path.join(os.tmpdir(), 'docket-no-web'),
+    });
+    try {
+      await app.inject({ method: 'GET', url: '/api/health' });
+      await app.inject({ method: 'GET', url: '/api/nothing-here' });
+      expect(lines.filter((l) => l.msg === 'request')).toEqual([
+        expect.objectContaining({
+          method: 'GET',
+          url: '/api/health',
+          statusCode: 200,
+          ip: '127.0.0.1',
+          ms: expect.any(Number),
+          reqId: expect.any(String),
+        }),
+        expect.objectContaining({ method: 'GET', url: '/api/nothing-here', statusCode: 404 }),
+      ]);
+      // Not Fastify's two lines per request as well.
+      expect(lines.filter((l) => l.msg === 'incoming request' || l.msg === 'request completed')).toEqual([]);
+    } finally {
+      await app.close();
+      await dropTestData(config);
+    }
   });
 
   it('publishes an OpenAPI 3.1 document of the routes and an API reference page', async () => {

@@ -3,13 +3,19 @@ import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import {
   jsonSchemaTransform,
   serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
+import pino from 'pino';
 import { connect, type Db } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Services } from '../domain/context.js';
@@ -53,6 +59,36 @@ export interface BuildOptions {
   webRoot?: string;
 }
 
+/**
+ * One access line per request, written when it is answered, with what an operator looks for.
+ * Fastify's default is two lines ("incoming request", "request completed"), and each line is a JSON
+ * serialisation and a write to the log.
+ */
+class AccessLog extends LogController {
+  override incomingRequest() {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
+    const line = {
+      method: request.method,
+      url: request.url,
+      statusCode: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      ip: request.ip,
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request');
+  }
+}
+
+/**
+ * The log goes to standard output, buffered: written when 4 KB have gathered, every second, and at
+ * exit (pino flushes on exit). A synchronous write per line cost 10 µs of every request at the
+ * default level. A process killed outright (SIGKILL) loses at most its last second of lines.
+ */
+function logDestination() {
+  return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 1000 });
+}
+
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Builds the whole application; never listens (main.ts does), so tests can inject requests. */
@@ -64,7 +100,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await ensureSettings(db.kysely);
 
   const app = Fastify({
-    logger: opts.logger ?? { level: config.logLevel },
+    logger: opts.logger ?? { level: config.logLevel, stream: logDestination() },
+    logController: new AccessLog(),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },

@@ -34,4 +34,7 @@ export async function serve(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   const address = await app.listen({ port: config.port, host: config.host });
   app.log.info(`Docket is listening at ${address}${config.basePath}/ (${app.services.db.dialect})`);
+  // The log is buffered (app.ts): whoever waits for this line gets it now. Fastify types the logger
+  // without pino's flush.
+  (app.log as { flush?: () => void }).flush?.();
 }
