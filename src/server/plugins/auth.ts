@@ -91,10 +91,8 @@ export function registerAuth(app: FastifyInstance, services: Services) {
   app.decorateRequest('sessionExpires', null);
 
   app.addHook('onRoute', (route) => {
-    const authenticate = async (request: FastifyRequest) => {
-      const config = route.config ?? {};
-      await authenticateRequest(request, services, config.auth ?? 'user', config.apiKey);
-    };
+    const authenticate = (request: FastifyRequest) =>
+      authenticateRequest(request, services, route.config?.auth ?? 'user', route.config?.apiKey);
     route.onRequest = [authenticate, ...(route.onRequest ? [route.onRequest].flat() : [])];
   });
 }
