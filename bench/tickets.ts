@@ -31,7 +31,10 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { generate } from './generate.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-/** The server's log level: request logging (info) costs as much as a query per request. */
+/**
+ * The server's log level: `warn` measures the read path alone; at `info` (the default) one buffered
+ * access line per request costs about 10 µs of server time (docs/performance.md, "Logging").
+ */
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const TICKETS = Number(process.env.BENCH_TICKETS ?? 10_000);
