@@ -1,9 +1,26 @@
 import argon2 from 'argon2';
 
-// OWASP's Argon2id baseline: 19 MiB, 2 iterations, 1 lane.
-const OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+/** How new passwords are hashed: `standard` in production, `test` (cheap) in the test suite only. */
+export type PasswordHashing = 'standard' | 'test';
 
-export const hashPassword = (password: string): Promise<string> => argon2.hash(password, OPTIONS);
+const SETTINGS: Record<PasswordHashing, argon2.Options> = {
+  // OWASP's Argon2id baseline: 19 MiB, 2 iterations, 1 lane.
+  standard: { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 },
+  // The cheapest Argon2id allows, for tests: hashing is not what they test, and the suite hashes thousands.
+  test: { type: argon2.argon2id, memoryCost: 1024, timeCost: 1, parallelism: 1 },
+};
+let options = SETTINGS.standard;
+
+/**
+ * Chooses the hashing setting of new passwords for this process (buildApp calls it from Config).
+ * Stored hashes carry their own parameters, so hashes of either setting keep verifying.
+ */
+export function setPasswordHashing(setting: PasswordHashing) {
+  if (SETTINGS[setting] !== options) dummyHash = null;
+  options = SETTINGS[setting];
+}
+
+export const hashPassword = (password: string): Promise<string> => argon2.hash(password, options);
 
 let dummyHash: Promise<string> | null = null;
 

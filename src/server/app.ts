@@ -19,6 +19,7 @@ import pino from 'pino';
 import { connect, type Db } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Services } from '../domain/context.js';
+import { setPasswordHashing } from '../domain/passwords.js';
 import { ensureSettings } from '../domain/settings.js';
 import { ensureBootstrapAdmin } from '../domain/users.js';
 import { EventHub, type SessionEnd } from '../events/hub.js';
@@ -98,6 +99,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     (await connect({ databaseUrl: config.databaseUrl, pgSchema: config.pgSchema, dataDir: config.dataDir }));
   await migrateToLatest(db);
   await ensureSettings(db.kysely);
+  setPasswordHashing(config.passwordHashing ?? 'standard');
 
   const app = Fastify({
     logger: opts.logger ?? { level: config.logLevel, stream: logDestination() },

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import type { PasswordHashing } from '../domain/passwords.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
@@ -62,6 +63,8 @@ export interface Config {
   logLevel: string;
   /** PostgreSQL schema (tests only). */
   pgSchema?: string;
+  /** Argon2 setting of new password hashes; only the test suite sets `test` (src/domain/passwords.ts). */
+  passwordHashing?: PasswordHashing;
 }
 
 export class ConfigError extends Error {}

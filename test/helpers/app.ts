@@ -34,6 +34,7 @@ export async function testConfig(env: Record<string, string> = {}): Promise<Conf
     ...env,
   });
   if (dialect === 'postgres') config.pgSchema = `t_${randomBytes(6).toString('hex')}`;
+  config.passwordHashing = 'test';
   return config;
 }
 
