@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { Priority, TicketType } from '../shared/tickets.js';
 
 /**
  * Table types. Portable column conventions (docs/decisions/002-portable-schema.md):
@@ -111,8 +112,8 @@ export interface TicketsTable {
   number: number;
   title: string;
   description: string | null;
-  type: string;
-  priority: string;
+  type: TicketType;
+  priority: Priority;
   column_id: string;
   position: number;
   assignee_id: string | null;

@@ -5,6 +5,8 @@ import { appendEvents } from '../events/log.js';
 import type { EventSink, NewEvent, StoredEvent } from '../events/types.js';
 import type { FileStore } from '../files/storage.js';
 import type { Config } from '../server/config.js';
+import { contractBreach } from '../shared/contracts.js';
+import { EVENT_PAYLOADS } from '../shared/events.js';
 import { unauthorized } from './errors.js';
 
 export interface Actor {
@@ -62,11 +64,24 @@ export async function transact<T>(
   const result = await ctx.db.kysely.transaction().execute(async (tx) => {
     const pending: NewEvent[] = [];
     const value = await fn(tx, (e) => pending.push(e));
+    if (ctx.config.checkContracts) checkEvents(pending);
     stored = await appendEvents(tx, ctx.db.dialect, pending, ctx.tabId ?? null);
     return value;
   });
   if (stored.length > 0) ctx.events.published(stored);
   return result;
+}
+
+/** Test mode (Config.checkContracts): every emitted payload must keep its type's contract. */
+function checkEvents(events: NewEvent[]) {
+  for (const e of events) {
+    const breach = contractBreach(EVENT_PAYLOADS[e.type], e.data);
+    if (breach) {
+      const message = `Breaks its contract: event ${e.type}: ${breach}`;
+      console.error(message);
+      throw new Error(message);
+    }
+  }
 }
 
 /** The acting user, or a 401 when there is none (routes normally guarantee one). */

@@ -3,13 +3,13 @@ import argon2 from 'argon2';
 /** How new passwords are hashed: `standard` in production, `test` (cheap) in the test suite only. */
 export type PasswordHashing = 'standard' | 'test';
 
-const SETTINGS: Record<PasswordHashing, argon2.Options> = {
+const SETTINGS = {
   // OWASP's Argon2id baseline: 19 MiB, 2 iterations, 1 lane.
   standard: { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 },
   // The cheapest Argon2id allows, for tests: hashing is not what they test, and the suite hashes thousands.
   test: { type: argon2.argon2id, memoryCost: 1024, timeCost: 1, parallelism: 1 },
-};
-let options = SETTINGS.standard;
+} as const;
+let options: (typeof SETTINGS)[PasswordHashing] = SETTINGS.standard;
 
 /**
  * Chooses the hashing setting of new passwords for this process (buildApp calls it from Config).

@@ -1,10 +1,13 @@
-import type { EventScope, EventType } from '../shared/events.js';
+import type { EventPayload, EventScope, EventType } from '../shared/events.js';
 
-/** An event a use case emits inside its transaction. */
-export interface NewEvent {
+/** An event a use case emits inside its transaction: `data` is typed by its `type` (EVENT_PAYLOADS). */
+export type NewEvent = {
+  [T in Exclude<EventType, 'resync'>]: EventRouting & { type: T; data: EventPayload<T> };
+}[Exclude<EventType, 'resync'>];
+
+/** Where an event goes (docs/decisions/017-event-streams.md). */
+interface EventRouting {
   scope: EventScope;
-  type: EventType;
-  data: unknown;
   projectId?: string | null;
   userId?: string | null;
   /** Users who may see it, when membership cannot be looked up at delivery (a deleted project). */

@@ -9,12 +9,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
-import {
-  jsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import pino from 'pino';
 import { connect, type Db } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
@@ -28,6 +23,7 @@ import { DiskFileStore } from '../files/storage.js';
 import { ERR } from '../shared/errors.js';
 import type { Config } from './config.js';
 import { registerAuth } from './plugins/auth.js';
+import { plainSerializer, registerContractChecks } from './plugins/contracts.js';
 import { registerErrorHandler } from './plugins/errors.js';
 import { registerInputGuard } from './plugins/input.js';
 import { ROUTES } from './routes/index.js';
@@ -145,7 +141,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await setupEvents(app, services, hub);
 
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(plainSerializer);
 
   // JSON bodies: an empty body reads as no body (DELETE clients often send the header alone).
   const defaultJson = app.getDefaultJsonParser('error', 'ignore');
@@ -162,6 +158,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   registerErrorHandler(app);
   registerAuth(app, services);
   registerInputGuard(app);
+  if (config.checkContracts) registerContractChecks(app);
 
   const docsPrefix = `${config.basePath}/api/docs`;
   const https = config.publicUrl?.startsWith('https:') ?? false;

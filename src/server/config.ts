@@ -65,6 +65,8 @@ export interface Config {
   pgSchema?: string;
   /** Argon2 setting of new password hashes; only the test suite sets `test` (src/domain/passwords.ts). */
   passwordHashing?: PasswordHashing;
+  /** Check every JSON answer and event against its declared schema (the test suite only). */
+  checkContracts?: boolean;
 }
 
 export class ConfigError extends Error {}

@@ -133,16 +133,17 @@ export const settingsPatchBody = z
   .partial()
   .strict();
 
-export type SystemSettings = {
-  id: string;
-  maxImageSize: number;
-  maxVideoSize: number;
-  maxDocumentSize: number;
-  maxAttachmentsPerTicket: number;
-  allowedImageTypes: string[];
-  allowedVideoTypes: string[];
-  allowedDocumentTypes: string[];
-};
+export const systemSettingsOut = z.object({
+  id: z.string(),
+  maxImageSize: z.number().int(),
+  maxVideoSize: z.number().int(),
+  maxDocumentSize: z.number().int(),
+  maxAttachmentsPerTicket: z.number().int(),
+  allowedImageTypes: z.array(z.string()),
+  allowedVideoTypes: z.array(z.string()),
+  allowedDocumentTypes: z.array(z.string()),
+});
+export type SystemSettings = z.infer<typeof systemSettingsOut>;
 
 export const defaultSettings = (): Omit<SystemSettings, 'id'> => ({
   ...DEFAULT_SETTINGS,
@@ -150,3 +151,68 @@ export const defaultSettings = (): Omit<SystemSettings, 'id'> => ({
   allowedVideoTypes: [...DEFAULT_SETTINGS.allowedVideoTypes],
   allowedDocumentTypes: [...DEFAULT_SETTINGS.allowedDocumentTypes],
 });
+
+// ---- Answers ----
+
+/** GET /api/me and the profile answers. */
+export const meOut = z.object({
+  id: z.string(),
+  username: z.string(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  avatar: z.string().nullable(),
+  isSystemAdmin: z.boolean(),
+  mustChangePassword: z.boolean(),
+  createdAt: z.string(),
+});
+export type MeOut = z.infer<typeof meOut>;
+
+/** A user as the administrators see it. */
+export const adminUserOut = z.object({
+  id: z.string(),
+  username: z.string(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  avatar: z.string().nullable(),
+  isSystemAdmin: z.boolean(),
+  isActive: z.boolean(),
+  createdAt: z.string(),
+});
+export type AdminUserOut = z.infer<typeof adminUserOut>;
+
+export const registerOut = z.object({
+  id: z.string(),
+  username: z.string(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  isSystemAdmin: z.boolean(),
+});
+
+/** The signed-in user of a session (sign-in answer and GET /api/auth/session). */
+export const sessionUserOut = z.object({
+  id: z.string(),
+  username: z.string(),
+  name: z.string().nullable(),
+  email: z.string().nullable(),
+  avatar: z.string().nullable().optional(),
+  isSystemAdmin: z.boolean(),
+  mustChangePassword: z.boolean(),
+});
+export type SessionUserOut = z.infer<typeof sessionUserOut>;
+export const signedInOut = z.object({ user: sessionUserOut, expires: z.string().nullable() });
+/** GET /api/auth/session: the session, or `{}` when signed out. */
+export const sessionOut = z.union([signedInOut, z.strictObject({})]);
+export type SessionOut = z.infer<typeof sessionOut>;
+export const verifyCredentialsOut = z.object({
+  valid: z.boolean(),
+  user: z.object({ id: z.string(), username: z.string(), name: z.string().nullable() }).optional(),
+});
+export const signoutOut = z.object({ url: z.string() });
+
+export const apiKeyOut = z.object({ apiKey: z.string(), createdAt: z.string() });
+export const apiKeyStatusOut = z.object({
+  hasKey: z.boolean(),
+  createdAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable(),
+});
+export type ApiKeyStatusOut = z.infer<typeof apiKeyStatusOut>;

@@ -28,3 +28,30 @@ export const text = (max: number, min = 1) =>
     .trim()
     .min(min, min === 1 ? 'Must not be blank' : `Must be at least ${min} characters`)
     .max(max, `Must be at most ${max} characters`);
+
+/** Every error answer: a stable text (src/shared/errors.ts), for validation what failed, and the facts some errors add (the allowed types, the size limit). */
+export const errorOut = z.looseObject({ error: z.string(), details: z.unknown().optional() });
+
+/**
+ * A person nested in a ticket, comment or attachment: the display name falls back to the username;
+ * a deleted user reads as `{id: null, name: 'Deleted user', avatar: null}`.
+ */
+export const personOut = z.object({
+  id: z.string().nullable(),
+  name: z.string(),
+  avatar: z.string().nullable(),
+});
+export type PersonOut = z.infer<typeof personOut>;
+
+/** A user in pickers, member lists and `user.updated` events. */
+export const userSummaryOut = z.object({
+  id: z.string(),
+  username: z.string(),
+  name: z.string().nullable(),
+  avatar: z.string().nullable(),
+});
+export type UserSummaryOut = z.infer<typeof userSummaryOut>;
+
+/** GET /api/health. */
+export const healthOut = z.object({ status: z.literal('ok'), database: z.enum(['sqlite', 'postgres']) });
+export const healthDownOut = z.object({ status: z.literal('unavailable'), error: z.string() });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hexColor, idParam, paging, text } from './common.js';
+import { hexColor, idParam, paging, text, userSummaryOut } from './common.js';
 import { LIMITS } from './limits.js';
 
 /** Project roles, strongest first. */
@@ -80,3 +80,32 @@ export const PROJECT_ERR = {
 
 export type CreateProjectBody = z.infer<typeof createProjectBody>;
 export type UpdateProjectBody = z.infer<typeof updateProjectBody>;
+
+// ---- Answers ----
+
+export const projectOut = z.object({
+  id: z.string(),
+  name: z.string(),
+  key: z.string(),
+  description: z.string().nullable(),
+  color: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type ProjectOut = z.infer<typeof projectOut>;
+
+/** A board column; `order` is its 0-based place on the board. */
+export const columnOut = z.object({ id: z.string(), name: z.string(), order: z.number().int() });
+export type ColumnOut = z.infer<typeof columnOut>;
+
+export const labelOut = z.object({ id: z.string(), name: z.string(), color: z.string() });
+export type LabelOut = z.infer<typeof labelOut>;
+
+export const memberOut = z.object({
+  id: z.string(),
+  userId: z.string(),
+  projectId: z.string(),
+  role: z.enum(PROJECT_ROLES),
+  user: userSummaryOut,
+});
+export type MemberOut = z.infer<typeof memberOut>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { idParam, isoDate, paging, text } from './common.js';
+import { idParam, isoDate, paging, personOut, text } from './common.js';
 import { LIMITS } from './limits.js';
+import { labelOut } from './projects.js';
 
 /** HTTP ticket types, in their output spelling (DECISIONS section 2). */
 export const TICKET_TYPES = ['Story', 'Task', 'Bug', 'Subtask', 'Epic'] as const;
@@ -140,3 +141,115 @@ export const commentBody = z.object({ content: commentContent });
 export type CreateTicketBody = z.infer<typeof createTicketBody>;
 export type UpdateTicketBody = z.infer<typeof updateTicketBody>;
 export type TicketListQuery = z.infer<typeof ticketListQuery>;
+
+// ---- Answers ----
+
+/** The fields every ticket answer has (SPEC "Ticket"); optional fields are null when empty. */
+export const ticketOut = z.object({
+  id: z.string(),
+  number: z.number().int(),
+  key: z.string(),
+  title: z.string(),
+  description: z.string().nullable(),
+  type: z.enum(TICKET_TYPES),
+  priority: z.enum(PRIORITIES),
+  /** 0-based place in its column. */
+  order: z.number().int(),
+  columnId: z.string(),
+  assigneeId: z.string().nullable(),
+  reporterId: z.string().nullable(),
+  sprintId: z.string().nullable(),
+  parentId: z.string().nullable(),
+  storyPoints: z.number().nullable(),
+  estimate: z.string().nullable(),
+  startDate: z.string().nullable(),
+  dueDate: z.string().nullable(),
+  environment: z.string().nullable(),
+  affectedVersion: z.string().nullable(),
+  fixVersion: z.string().nullable(),
+  isCarriedOver: z.boolean(),
+  carriedFromSprintId: z.string().nullable(),
+  carriedOverCount: z.number().int(),
+  projectId: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type TicketOut = z.infer<typeof ticketOut>;
+
+/** One row of the ticket list (board, backlog): the ticket with its labels and assignee. */
+export const ticketListItemOut = ticketOut.extend({
+  labelIds: z.array(z.string()),
+  watcherIds: z.array(z.string()),
+  labels: z.array(labelOut),
+  assignee: personOut.nullable(),
+});
+export type TicketListItemOut = z.infer<typeof ticketListItemOut>;
+
+/** A link as seen from the ticket it is read on (the inverse type from the other side). */
+export const linkOut = z.object({
+  id: z.string(),
+  linkType: z.enum(LINK_TYPES),
+  ticket: z.object({
+    id: z.string(),
+    key: z.string(),
+    title: z.string(),
+    type: z.enum(TICKET_TYPES),
+    priority: z.enum(PRIORITIES),
+    columnId: z.string(),
+  }),
+});
+export type LinkOut = z.infer<typeof linkOut>;
+
+/** The full ticket read (GET …/tickets/:ticketId), and the answer of every ticket write. */
+export const ticketFullOut = ticketOut.extend({
+  labelIds: z.array(z.string()),
+  watcherIds: z.array(z.string()),
+  column: z.object({ id: z.string(), name: z.string() }),
+  assignee: personOut.nullable(),
+  reporter: personOut.nullable(),
+  sprint: z.object({ id: z.string(), name: z.string() }).nullable(),
+  labels: z.array(labelOut),
+  watchers: z.array(z.object({ id: z.string(), name: z.string() })),
+  links: z.array(linkOut),
+  attachmentCount: z.number().int(),
+  commentCount: z.number().int(),
+});
+export type TicketFullOut = z.infer<typeof ticketFullOut>;
+
+export const bulkUpdateOut = z.object({
+  success: z.literal(true),
+  updated: z.number().int(),
+  tickets: z.array(ticketFullOut),
+});
+export const bulkDeleteOut = z.object({ success: z.literal(true), deleted: z.number().int() });
+
+export const commentOut = z.object({
+  id: z.string(),
+  ticketId: z.string(),
+  content: z.string(),
+  author: personOut,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type CommentOut = z.infer<typeof commentOut>;
+
+export const historyEntryOut = z.object({
+  id: z.string(),
+  field: z.string(),
+  oldValue: z.string().nullable(),
+  newValue: z.string().nullable(),
+  changedBy: z.object({ id: z.string().nullable(), name: z.string() }),
+  changedAt: z.string(),
+});
+export type HistoryEntryOut = z.infer<typeof historyEntryOut>;
+
+export const attachmentOut = z.object({
+  id: z.string(),
+  filename: z.string(),
+  mimeType: z.string(),
+  size: z.number().int(),
+  url: z.string(),
+  createdAt: z.string(),
+  uploader: personOut.nullable(),
+});
+export type AttachmentOut = z.infer<typeof attachmentOut>;

@@ -35,6 +35,7 @@ export async function testConfig(env: Record<string, string> = {}): Promise<Conf
   });
   if (dialect === 'postgres') config.pgSchema = `t_${randomBytes(6).toString('hex')}`;
   config.passwordHashing = 'test';
+  config.checkContracts = true;
   return config;
 }
 

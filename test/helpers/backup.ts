@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { type Kysely, sql } from 'kysely';
+import type { TicketsTable } from '../../src/db/types.js';
 import { BACKUP_TABLES, KEY_COLUMNS } from '../../src/domain/backup/format.js';
 import { newId } from '../../src/domain/ids.js';
 import { FILE_KINDS, type FileKind } from '../../src/files/storage.js';
@@ -214,7 +215,7 @@ export async function populate(app: FastifyInstance): Promise<Populated> {
   const parent = newId();
   const other = newId();
   const p1ticket = newId();
-  const ticket = (id: string, number: number, extra: Record<string, unknown> = {}) => ({
+  const ticket = (id: string, number: number, extra: Partial<TicketsTable> = {}): TicketsTable => ({
     id,
     project_id: p0,
     number,

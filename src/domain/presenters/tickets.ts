@@ -1,6 +1,6 @@
 import type { SelectQueryBuilder } from 'kysely';
 import type { Database, TicketsTable } from '../../db/types.js';
-import { INVERSE_LINK, type LinkType } from '../../shared/tickets.js';
+import { INVERSE_LINK, type LinkOut, type LinkType } from '../../shared/tickets.js';
 import type { Tx } from '../context.js';
 import { arg, runPrepared } from '../prepared.js';
 import { avatarUrl, DELETED_USER } from './users.js';
@@ -110,11 +110,7 @@ async function watcherIdsOf(tx: Tx, ids: IdSource) {
   return out;
 }
 
-export interface LinkView {
-  id: string;
-  linkType: LinkType;
-  ticket: { id: string; key: string; title: string; type: string; priority: string; columnId: string };
-}
+export type LinkView = LinkOut;
 
 /** Links of many tickets in one query; each as seen from that ticket (the inverse type from the target side). */
 /** The link rows of the tickets: one table, so cheap to plan; most tickets have none. */

@@ -20,11 +20,13 @@ import {
 import {
   adminCreateUserBody,
   adminUpdateUserBody,
+  adminUserOut,
   adminUsersQuery,
   confirmPasswordBody,
   settingsPatchBody,
+  systemSettingsOut,
 } from '../../shared/accounts.js';
-import { idParam } from '../../shared/common.js';
+import { idParam, successResponse } from '../../shared/common.js';
 import {
   exportBody,
   importResult,
@@ -44,7 +46,15 @@ const userParams = z.object({ userId: idParam });
 export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/admin/users',
-    { schema: { tags, summary: 'List users', querystring: adminUsersQuery }, config: admin },
+    {
+      schema: {
+        tags,
+        summary: 'List users',
+        response: { 200: adminUserOut.array() },
+        querystring: adminUsersQuery,
+      },
+      config: admin,
+    },
     async (req, reply) => {
       const { items, total } = await adminListUsers(req.ctx, req.query);
       reply.header('X-Total-Count', String(total));
@@ -54,7 +64,12 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/admin/users',
     {
-      schema: { tags, summary: 'Create a user (needs my password)', body: adminCreateUserBody },
+      schema: {
+        tags,
+        summary: 'Create a user (needs my password)',
+        response: { 201: adminUserOut },
+        body: adminCreateUserBody,
+      },
       config: admin,
     },
     async (req, reply) =>
@@ -62,13 +77,22 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
   );
   app.get(
     '/api/admin/users/:userId',
-    { schema: { tags, summary: 'Read a user', params: userParams }, config: admin },
+    {
+      schema: { tags, summary: 'Read a user', response: { 200: adminUserOut }, params: userParams },
+      config: admin,
+    },
     async (req) => adminGetUser(req.ctx, req.params.userId),
   );
   app.patch(
     '/api/admin/users/:userId',
     {
-      schema: { tags, summary: 'Update a user', params: userParams, body: adminUpdateUserBody },
+      schema: {
+        tags,
+        summary: 'Update a user',
+        response: { 200: adminUserOut },
+        params: userParams,
+        body: adminUpdateUserBody,
+      },
       config: admin,
     },
     async (req) => {
@@ -83,6 +107,7 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Delete a user and their data (needs my password)',
+        response: { 200: successResponse },
         params: userParams,
         body: confirmPasswordBody,
       },
@@ -102,12 +127,20 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/api/admin/settings',
-    { schema: { tags, summary: 'System settings' }, config: admin },
+    { schema: { tags, summary: 'System settings', response: { 200: systemSettingsOut } }, config: admin },
     async (req) => getSettings(req.ctx),
   );
   app.patch(
     '/api/admin/settings',
-    { schema: { tags, summary: 'Change system settings', body: settingsPatchBody }, config: admin },
+    {
+      schema: {
+        tags,
+        summary: 'Change system settings',
+        response: { 200: systemSettingsOut },
+        body: settingsPatchBody,
+      },
+      config: admin,
+    },
     async (req) => updateSettings(req.ctx, req.body),
   );
 

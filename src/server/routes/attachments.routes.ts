@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { addAttachment, deleteAttachment, listAttachments } from '../../domain/attachments.js';
-import { idParam, paging } from '../../shared/common.js';
+import { idParam, paging, successResponse } from '../../shared/common.js';
+import { attachmentOut } from '../../shared/tickets.js';
 import { acceptUploads, multipartSource } from '../multipart.js';
 
 const tags = ['Attachments'];
@@ -15,6 +16,7 @@ export const attachmentsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: "A ticket's attachments, oldest first",
+        response: { 200: attachmentOut.array() },
         params: ticketParams,
         querystring: paging,
       },
@@ -40,6 +42,7 @@ export const attachmentsRoutes: FastifyPluginAsyncZod = async (app) => {
           tags,
           summary:
             'Attach a file (multipart/form-data, field file); limited per ticket by the system settings',
+          response: { 201: attachmentOut },
           consumes: ['multipart/form-data'],
           params: ticketParams,
         },
@@ -59,6 +62,7 @@ export const attachmentsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Delete an attachment and its file (the uploader, or a project admin or owner)',
+        response: { 200: successResponse },
         params: ticketParams.extend({ attachmentId: idParam }),
       },
     },

@@ -3,12 +3,24 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { checkCredentials, deleteSessionByToken, login } from '../../domain/auth.js';
 import { AppError } from '../../domain/errors.js';
 import { register } from '../../domain/users.js';
-import { loginBody, registerBody, signoutBody } from '../../shared/accounts.js';
+import {
+  loginBody,
+  registerBody,
+  registerOut,
+  sessionOut,
+  signedInOut,
+  signoutBody,
+  signoutOut,
+  verifyCredentialsOut,
+} from '../../shared/accounts.js';
 import { ERR } from '../../shared/errors.js';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../plugins/auth.js';
 import { WindowCounter } from '../rate-limit.js';
 
 const tags = ['Authentication'];
+
+/** The session answer when nobody is signed in. */
+const signedOut: Record<string, never> = {};
 
 export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const { config } = app.services;
@@ -43,7 +55,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/auth/register',
     {
-      schema: { tags, summary: 'Register an account', body: registerBody },
+      schema: { tags, summary: 'Register an account', response: { 201: registerOut }, body: registerBody },
       config: { auth: 'public' },
       // Count the attempt before validation, so that invalid attempts are limited too.
       onRequest: async (req) => {
@@ -58,7 +70,12 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/auth/callback/credentials',
     {
-      schema: { tags, summary: 'Sign in with a username or e-mail address and a password', body: loginBody },
+      schema: {
+        tags,
+        summary: 'Sign in with a username or e-mail address and a password',
+        response: { 200: signedInOut },
+        body: loginBody,
+      },
       config: { auth: 'public' },
     },
     async (req, reply) => {
@@ -83,7 +100,12 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/auth/verify-credentials',
     {
-      schema: { tags, summary: 'Check credentials without creating a session', body: loginBody },
+      schema: {
+        tags,
+        summary: 'Check credentials without creating a session',
+        response: { 200: verifyCredentialsOut },
+        body: loginBody,
+      },
       config: { auth: 'public' },
     },
     async (req) => {
@@ -102,18 +124,18 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/auth/session',
     {
-      schema: { tags, summary: 'The current session, or {} when signed out' },
+      schema: { tags, summary: 'The current session, or {} when signed out', response: { 200: sessionOut } },
       config: { auth: 'optional', apiKey: true },
     },
     async (req) => {
       const actor = req.ctx.actor;
-      if (actor?.via !== 'session') return {};
+      if (actor?.via !== 'session') return signedOut;
       const user = await req.ctx.db.kysely
         .selectFrom('users')
         .select(['id', 'username', 'name', 'email', 'avatar', 'is_system_admin', 'must_change_password'])
         .where('id', '=', actor.userId)
         .executeTakeFirst();
-      if (!user) return {};
+      if (!user) return signedOut;
       return {
         user: {
           id: user.id,
@@ -132,7 +154,12 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/auth/signout',
     {
-      schema: { tags, summary: 'Sign out and go to callbackUrl (a path on this site)', body: signoutBody },
+      schema: {
+        tags,
+        summary: 'Sign out and go to callbackUrl (a path on this site)',
+        response: { 200: signoutOut },
+        body: signoutBody,
+      },
       config: { auth: 'public' },
     },
     async (req, reply) => {

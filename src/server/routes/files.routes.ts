@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { removeAvatar, setAvatar } from '../../domain/avatars.js';
 import { actorOf } from '../../domain/context.js';
 import { findServedFile, getUploadConfig, uploadFile } from '../../domain/uploads.js';
+import { successResponse } from '../../shared/common.js';
+import { avatarOut, uploadConfigOut, uploadOut } from '../../shared/files.js';
 import { acceptUploads, multipartSource } from '../multipart.js';
 import { sendStoredFile } from '../send-file.js';
 
@@ -12,7 +14,13 @@ const multipart = { consumes: ['multipart/form-data'] };
 export const filesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/upload',
-    { schema: { tags: ['Files'], summary: 'Upload configuration: size limits and allowed types' } },
+    {
+      schema: {
+        tags: ['Files'],
+        summary: 'Upload configuration: size limits and allowed types',
+        response: { 200: uploadConfigOut },
+      },
+    },
     async (req) => getUploadConfig(req.ctx),
   );
 
@@ -25,6 +33,7 @@ export const filesRoutes: FastifyPluginAsyncZod = async (app) => {
           tags: ['Files'],
           summary:
             'Upload a file (multipart/form-data, field file); checked by type, extension, content and size',
+          response: { 201: uploadOut },
           ...multipart,
         },
       },
@@ -38,6 +47,7 @@ export const filesRoutes: FastifyPluginAsyncZod = async (app) => {
           tags: ['Current user'],
           summary:
             'Set my avatar (multipart/form-data, field file: JPEG, PNG, GIF or WebP up to 2 MB); stored as 256x256 WebP',
+          response: { 200: avatarOut },
           ...multipart,
         },
       },
@@ -47,7 +57,7 @@ export const filesRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.delete(
     '/api/me/avatar',
-    { schema: { tags: ['Current user'], summary: 'Remove my avatar' } },
+    { schema: { tags: ['Current user'], summary: 'Remove my avatar', response: { 200: successResponse } } },
     async (req) => removeAvatar(req.ctx, actorOf(req.ctx).userId),
   );
 

@@ -3,30 +3,39 @@ import { apiKeyStatus, createApiKey, revokeApiKey } from '../../domain/auth.js';
 import { actorOf } from '../../domain/context.js';
 import { changeEmail, changePassword, deleteOwnAccount, getMe, updateMe } from '../../domain/users.js';
 import {
+  apiKeyOut,
+  apiKeyStatusOut,
   changeEmailBody,
   changePasswordBody,
   deleteAccountBody,
+  meOut,
   updateMeBody,
 } from '../../shared/accounts.js';
+import { successResponse } from '../../shared/common.js';
 import { clearSessionCookie, setSessionCookie } from '../plugins/auth.js';
 
 const tags = ['Current user'];
 
 export const meRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get('/api/me', { schema: { tags, summary: 'My profile' } }, async (req) =>
+  app.get('/api/me', { schema: { tags, summary: 'My profile', response: { 200: meOut } } }, async (req) =>
     getMe(req.ctx, actorOf(req.ctx).userId),
   );
 
   app.patch(
     '/api/me',
-    { schema: { tags, summary: 'Change my display name', body: updateMeBody } },
+    { schema: { tags, summary: 'Change my display name', response: { 200: meOut }, body: updateMeBody } },
     async (req) => updateMe(req.ctx, actorOf(req.ctx).userId, req.body.name),
   );
 
   app.patch(
     '/api/me/email',
     {
-      schema: { tags, summary: 'Change my e-mail address (needs my password)', body: changeEmailBody },
+      schema: {
+        tags,
+        summary: 'Change my e-mail address (needs my password)',
+        response: { 200: meOut },
+        body: changeEmailBody,
+      },
       config: { apiKey: false },
     },
     async (req) => changeEmail(req.ctx, actorOf(req.ctx).userId, req.body),
@@ -35,7 +44,12 @@ export const meRoutes: FastifyPluginAsyncZod = async (app) => {
   app.patch(
     '/api/me/password',
     {
-      schema: { tags, summary: 'Change my password; ends every other session', body: changePasswordBody },
+      schema: {
+        tags,
+        summary: 'Change my password; ends every other session',
+        response: { 200: successResponse },
+        body: changePasswordBody,
+      },
       config: { apiKey: false },
     },
     async (req, reply) => {
@@ -43,7 +57,7 @@ export const meRoutes: FastifyPluginAsyncZod = async (app) => {
       const { session } = await changePassword(req.ctx, userId, req.body);
       app.sessionEnded({ userId });
       setSessionCookie(reply, app.services.config, session);
-      return { success: true };
+      return { success: true as const };
     },
   );
 
@@ -53,6 +67,7 @@ export const meRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: "Delete my account (password and 'delete my account')",
+        response: { 200: successResponse },
         body: deleteAccountBody,
       },
       config: { apiKey: false },
@@ -69,19 +84,29 @@ export const meRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/me/mcp-key',
     {
-      schema: { tags, summary: 'Create my API key (returned once; replaces any earlier key)' },
+      schema: {
+        tags,
+        summary: 'Create my API key (returned once; replaces any earlier key)',
+        response: { 201: apiKeyOut },
+      },
       config: { apiKey: false },
     },
     async (req, reply) => reply.status(201).send(await createApiKey(req.ctx, actorOf(req.ctx).userId)),
   );
   app.get(
     '/api/me/mcp-key',
-    { schema: { tags, summary: 'Whether I have an API key' }, config: { apiKey: false } },
+    {
+      schema: { tags, summary: 'Whether I have an API key', response: { 200: apiKeyStatusOut } },
+      config: { apiKey: false },
+    },
     async (req) => apiKeyStatus(req.ctx, actorOf(req.ctx).userId),
   );
   app.delete(
     '/api/me/mcp-key',
-    { schema: { tags, summary: 'Revoke my API key' }, config: { apiKey: false } },
+    {
+      schema: { tags, summary: 'Revoke my API key', response: { 200: successResponse } },
+      config: { apiKey: false },
+    },
     async (req) => revokeApiKey(req.ctx, actorOf(req.ctx).userId),
   );
 };

@@ -9,16 +9,21 @@ import {
   listProjects,
   updateProject,
 } from '../../domain/projects.js';
+import { successResponse } from '../../shared/common.js';
 import {
   addMemberBody,
+  columnOut,
   columnParams,
   createColumnBody,
   createLabelBody,
   createProjectBody,
   deleteColumnBody,
+  labelOut,
   labelParams,
   listQuery,
+  memberOut,
   memberParams,
+  projectOut,
   projectParams,
   updateColumnBody,
   updateLabelBody,
@@ -33,7 +38,14 @@ export const projectsRoutes: FastifyPluginAsyncZod = async (app) => {
   const projects = ['Projects'];
   app.get(
     '/api/projects',
-    { schema: { tags: projects, summary: 'Projects I can access, by name', querystring: listQuery } },
+    {
+      schema: {
+        tags: projects,
+        summary: 'Projects I can access, by name',
+        response: { 200: projectOut.array() },
+        querystring: listQuery,
+      },
+    },
     async (req, reply) => {
       const { items, total } = await listProjects(req.ctx, req.query);
       reply.header('X-Total-Count', String(total));
@@ -42,12 +54,26 @@ export const projectsRoutes: FastifyPluginAsyncZod = async (app) => {
   );
   app.post(
     '/api/projects',
-    { schema: { tags: projects, summary: 'Create a project (I become its owner)', body: createProjectBody } },
+    {
+      schema: {
+        tags: projects,
+        summary: 'Create a project (I become its owner)',
+        response: { 201: projectOut },
+        body: createProjectBody,
+      },
+    },
     async (req, reply) => reply.status(201).send(await createProject(req.ctx, req.body)),
   );
   app.get(
     P,
-    { schema: { tags: projects, summary: 'A project (members)', params: projectParams } },
+    {
+      schema: {
+        tags: projects,
+        summary: 'A project (members)',
+        response: { 200: projectOut },
+        params: projectParams,
+      },
+    },
     async (req) => getProject(req.ctx, req.params.projectId),
   );
   app.patch(
@@ -56,6 +82,7 @@ export const projectsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: projects,
         summary: 'Update name, description or colour (admin or owner)',
+        response: { 200: projectOut },
         params: projectParams,
         body: updateProjectBody,
       },
@@ -64,14 +91,28 @@ export const projectsRoutes: FastifyPluginAsyncZod = async (app) => {
   );
   app.delete(
     P,
-    { schema: { tags: projects, summary: 'Delete a project and all of it (owner)', params: projectParams } },
+    {
+      schema: {
+        tags: projects,
+        summary: 'Delete a project and all of it (owner)',
+        response: { 200: successResponse },
+        params: projectParams,
+      },
+    },
     async (req) => deleteProject(req.ctx, req.params.projectId),
   );
 
   const columns = ['Columns'];
   app.get(
     `${P}/columns`,
-    { schema: { tags: columns, summary: 'Board columns by order', params: projectParams } },
+    {
+      schema: {
+        tags: columns,
+        summary: 'Board columns by order',
+        response: { 200: columnOut.array() },
+        params: projectParams,
+      },
+    },
     async (req) => listColumns(req.ctx, req.params.projectId),
   );
   app.post(
@@ -80,6 +121,7 @@ export const projectsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: columns,
         summary: 'Add a column (admin or owner)',
+        response: { 201: columnOut },
         params: projectParams,
         body: createColumnBody,
       },
@@ -92,6 +134,7 @@ export const projectsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: columns,
         summary: 'Rename or reorder a column (admin or owner)',
+        response: { 200: columnOut },
         params: columnParams,
         body: updateColumnBody,
       },
@@ -104,6 +147,7 @@ export const projectsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: columns,
         summary: 'Delete a column, moving its tickets to moveTicketsTo (admin or owner)',
+        response: { 200: successResponse },
         params: columnParams,
         body: deleteColumnBody,
       },
@@ -118,6 +162,7 @@ export const projectsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: members,
         summary: 'Members: owner, admins, members, each by username',
+        response: { 200: memberOut.array() },
         params: projectParams,
         querystring: listQuery,
       },
@@ -134,6 +179,7 @@ export const projectsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: members,
         summary: 'Add a member by userId or username (admin or owner)',
+        response: { 201: memberOut },
         params: projectParams,
         body: addMemberBody,
       },
@@ -146,6 +192,7 @@ export const projectsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: members,
         summary: "Change a member's role; role owner transfers ownership",
+        response: { 200: memberOut },
         params: memberParams,
         body: updateMemberBody,
       },
@@ -154,14 +201,29 @@ export const projectsRoutes: FastifyPluginAsyncZod = async (app) => {
   );
   app.delete(
     `${P}/members/:memberId`,
-    { schema: { tags: members, summary: 'Remove a member, or leave the project', params: memberParams } },
+    {
+      schema: {
+        tags: members,
+        summary: 'Remove a member, or leave the project',
+        response: { 200: successResponse },
+        params: memberParams,
+      },
+    },
     async (req) => removeMember(req.ctx, req.params.projectId, req.params.memberId),
   );
 
   const labels = ['Labels'];
   app.get(
     `${P}/labels`,
-    { schema: { tags: labels, summary: 'Labels by name', params: projectParams, querystring: listQuery } },
+    {
+      schema: {
+        tags: labels,
+        summary: 'Labels by name',
+        response: { 200: labelOut.array() },
+        params: projectParams,
+        querystring: listQuery,
+      },
+    },
     async (req, reply) => {
       const { items, total } = await listLabels(req.ctx, req.params.projectId, req.query);
       reply.header('X-Total-Count', String(total));
@@ -174,6 +236,7 @@ export const projectsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: labels,
         summary: 'Create a label (colour auto-assigned when omitted)',
+        response: { 201: labelOut },
         params: projectParams,
         body: createLabelBody,
       },
@@ -186,6 +249,7 @@ export const projectsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: labels,
         summary: 'Rename or recolour a label',
+        response: { 200: labelOut },
         params: labelParams,
         body: updateLabelBody,
       },
@@ -194,7 +258,14 @@ export const projectsRoutes: FastifyPluginAsyncZod = async (app) => {
   );
   app.delete(
     `${P}/labels/:labelId`,
-    { schema: { tags: labels, summary: 'Delete a label (it leaves every ticket)', params: labelParams } },
+    {
+      schema: {
+        tags: labels,
+        summary: 'Delete a label (it leaves every ticket)',
+        response: { 200: successResponse },
+        params: labelParams,
+      },
+    },
     async (req) => deleteLabel(req.ctx, req.params.projectId, req.params.labelId),
   );
 };

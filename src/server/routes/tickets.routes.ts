@@ -11,19 +11,28 @@ import {
   listTicketsJson,
   updateTicket,
 } from '../../domain/tickets.js';
+import { successResponse } from '../../shared/common.js';
 import { listQuery, projectParams } from '../../shared/projects.js';
 import {
   bulkDeleteBody,
+  bulkDeleteOut,
   bulkUpdateBody,
+  bulkUpdateOut,
   commentBody,
+  commentOut,
   commentParams,
   createLinkBody,
   createTicketBody,
+  historyEntryOut,
+  linkOut,
   linkParams,
+  ticketFullOut,
+  ticketListItemOut,
   ticketListQuery,
   ticketParams,
   updateTicketBody,
 } from '../../shared/tickets.js';
+import { sendJsonText } from '../plugins/contracts.js';
 
 const P = '/api/projects/:projectId/tickets';
 const T = `${P}/:ticketId`;
@@ -37,6 +46,7 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Tickets in board order (column, order, number); filters; sprintId=none is the backlog',
+        response: { 200: ticketListItemOut.array() },
         params: projectParams,
         querystring: ticketListQuery,
       },
@@ -44,7 +54,7 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (req, reply) => {
       const { json, total } = await listTicketsJson(req.ctx, req.params.projectId, req.query);
       reply.header('X-Total-Count', String(total));
-      return reply.type('application/json; charset=utf-8').send(json);
+      return sendJsonText(reply, json);
     },
   );
   app.post(
@@ -53,6 +63,7 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Create a ticket at the end of its column',
+        response: { 201: ticketFullOut },
         params: projectParams,
         body: createTicketBody,
       },
@@ -62,21 +73,34 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.patch(
     P,
     {
-      schema: { tags, summary: 'Bulk update (all or nothing)', params: projectParams, body: bulkUpdateBody },
+      schema: {
+        tags,
+        summary: 'Bulk update (all or nothing)',
+        response: { 200: bulkUpdateOut },
+        params: projectParams,
+        body: bulkUpdateBody,
+      },
     },
     async (req) => bulkUpdateTickets(req.ctx, req.params.projectId, req.body),
   );
   app.delete(
     P,
     {
-      schema: { tags, summary: 'Bulk delete (all or nothing)', params: projectParams, body: bulkDeleteBody },
+      schema: {
+        tags,
+        summary: 'Bulk delete (all or nothing)',
+        response: { 200: bulkDeleteOut },
+        params: projectParams,
+        body: bulkDeleteBody,
+      },
     },
     async (req) => bulkDeleteTickets(req.ctx, req.params.projectId, req.body.ticketIds),
   );
-  app.get(T, { schema: { tags, summary: 'Full ticket read', params: ticketParams } }, async (req, reply) =>
-    reply
-      .type('application/json; charset=utf-8')
-      .send(await getTicketJson(req.ctx, req.params.projectId, req.params.ticketId)),
+  app.get(
+    T,
+    { schema: { tags, summary: 'Full ticket read', response: { 200: ticketFullOut }, params: ticketParams } },
+    async (req, reply) =>
+      sendJsonText(reply, await getTicketJson(req.ctx, req.params.projectId, req.params.ticketId)),
   );
   app.patch(
     T,
@@ -84,6 +108,7 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Change fields; move with columnId and order',
+        response: { 200: ticketFullOut },
         params: ticketParams,
         body: updateTicketBody,
       },
@@ -92,14 +117,27 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
   );
   app.delete(
     T,
-    { schema: { tags, summary: 'Delete a ticket (subtasks are detached)', params: ticketParams } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete a ticket (subtasks are detached)',
+        response: { 200: successResponse },
+        params: ticketParams,
+      },
+    },
     async (req) => deleteTicket(req.ctx, req.params.projectId, req.params.ticketId),
   );
 
   app.get(
     `${T}/history`,
     {
-      schema: { tags, summary: 'Change history, newest first', params: ticketParams, querystring: listQuery },
+      schema: {
+        tags,
+        summary: 'Change history, newest first',
+        response: { 200: historyEntryOut.array() },
+        params: ticketParams,
+        querystring: listQuery,
+      },
     },
     async (req, reply) => {
       const { items, total } = await listHistory(
@@ -120,6 +158,7 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: links,
         summary: 'Link to another ticket (any project I am a member of)',
+        response: { 201: linkOut },
         params: ticketParams,
         body: createLinkBody,
       },
@@ -129,7 +168,14 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
   );
   app.delete(
     `${T}/links/:linkId`,
-    { schema: { tags: links, summary: 'Delete a link, from either ticket', params: linkParams } },
+    {
+      schema: {
+        tags: links,
+        summary: 'Delete a link, from either ticket',
+        response: { 200: successResponse },
+        params: linkParams,
+      },
+    },
     async (req) => deleteLink(req.ctx, req.params.projectId, req.params.ticketId, req.params.linkId),
   );
 
@@ -140,6 +186,7 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: comments,
         summary: 'Comments, oldest first',
+        response: { 200: commentOut.array() },
         params: ticketParams,
         querystring: listQuery,
       },
@@ -161,6 +208,7 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: comments,
         summary: 'Add a comment (Markdown, stored as written)',
+        response: { 201: commentOut },
         params: ticketParams,
         body: commentBody,
       },
@@ -172,7 +220,15 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
   );
   app.patch(
     `${T}/comments/:commentId`,
-    { schema: { tags: comments, summary: 'Edit my comment', params: commentParams, body: commentBody } },
+    {
+      schema: {
+        tags: comments,
+        summary: 'Edit my comment',
+        response: { 200: commentOut },
+        params: commentParams,
+        body: commentBody,
+      },
+    },
     async (req) =>
       updateComment(
         req.ctx,
@@ -188,6 +244,7 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: comments,
         summary: 'Delete a comment (author, or project admin or owner)',
+        response: { 200: successResponse },
         params: commentParams,
       },
     },

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { listActiveUsers } from '../../domain/users.js';
 import { usersQuery } from '../../shared/accounts.js';
+import { userSummaryOut } from '../../shared/common.js';
 
 export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -9,6 +10,7 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['Users'],
         summary: 'Active users, for member and assignee pickers',
+        response: { 200: userSummaryOut.array() },
         querystring: usersQuery,
       },
     },
