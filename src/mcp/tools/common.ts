@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import type { UserSummaryOut } from '../../shared/common.js';
+import type { ColumnOut, LabelOut, MemberOut, ProjectOut } from '../../shared/projects.js';
+import type { sprintOut as sprintAnswer } from '../../shared/sprints.js';
+import type { TicketFullOut, TicketListItemOut } from '../../shared/tickets.js';
 import { type DocketClient, seg, ToolError } from '../client.js';
 
 export { ToolError };
@@ -36,80 +40,15 @@ export const defineTool = <I extends z.ZodRawShape, O extends z.ZodRawShape>(def
 
 // --- Records as the HTTP API returns them ------------------------------------------------------
 
-export interface ProjectRaw {
-  id: string;
-  name: string;
-  key: string;
-  description: string | null;
-  color: string;
-  createdAt: string;
-  updatedAt: string;
-}
-export interface ColumnRaw {
-  id: string;
-  name: string;
-  order: number;
-}
-export interface UserRaw {
-  id: string;
-  username: string;
-  name: string | null;
-}
-export interface MemberRaw {
-  id: string;
-  userId: string;
-  role: string;
-  user: UserRaw;
-}
-export interface LabelRaw {
-  id: string;
-  name: string;
-  color: string;
-}
-export interface SprintRaw {
-  id: string;
-  name: string;
-  goal: string | null;
-  status: string;
-  startDate: string | null;
-  endDate: string | null;
-  budget: number | null;
-  createdAt: string;
-}
-export interface TicketRaw {
-  id: string;
-  key: string;
-  number: number;
-  title: string;
-  description: string | null;
-  type: string;
-  priority: string;
-  order: number;
-  columnId: string;
-  assigneeId: string | null;
-  sprintId: string | null;
-  parentId: string | null;
-  storyPoints: number | null;
-  estimate: string | null;
-  startDate: string | null;
-  dueDate: string | null;
-  environment: string | null;
-  affectedVersion: string | null;
-  fixVersion: string | null;
-  projectId: string;
-  createdAt: string;
-  updatedAt: string;
-  column?: { id: string; name: string } | null;
-  assignee?: { id: string; name: string } | null;
-  sprint?: { id: string; name: string } | null;
-  labels?: LabelRaw[];
-  labelIds?: string[];
-  parent?: { id: string; key: string } | null;
-  reporter?: { id: string | null; name: string } | null;
-  links?: { linkType: string; ticket: { key: string; title: string } }[];
-  commentCount?: number;
-  attachmentCount?: number;
-}
+// Inferred from the API's contracts in src/shared: the tools read exactly what the routes answer.
+export type ProjectRaw = ProjectOut;
+export type ColumnRaw = ColumnOut;
+export type UserRaw = UserSummaryOut;
+export type MemberRaw = MemberOut;
+export type LabelRaw = LabelOut;
+export type SprintRaw = z.infer<typeof sprintAnswer>;
+/** A ticket from the list, or from a full read (which adds its column, reporter, sprint, links, counts). */
+export type TicketRaw = TicketListItemOut & Partial<Omit<TicketFullOut, keyof TicketListItemOut>>;
 
 // --- Paths -------------------------------------------------------------------------------------
 
@@ -305,7 +244,7 @@ export const ticketLine = (t: TicketItem) =>
 
 /** A full ticket in the tool vocabulary: names instead of ids, lower-case type and priority. */
 export async function presentTicket(api: DocketClient, projectKey: string, t: TicketRaw) {
-  let parent: string | null = t.parent?.key ?? null;
+  let parent: string | null = null;
   if (!parent && t.parentId) {
     const p = await api.get<TicketRaw>(`${projectPath(projectKey)}/tickets/${seg(t.parentId)}`);
     parent = p.key;

@@ -10,7 +10,6 @@ import { contractBreach } from '../../shared/contracts.js';
  */
 export const plainSerializer = () => (data: unknown) => JSON.stringify(data);
 
-
 /** The schema a route declares for a status: the exact code, then `2xx`-style ranges. */
 function declared(req: FastifyRequest, status: number): ZodType | undefined {
   const response = (req.routeOptions.schema as { response?: Record<string, ZodType> } | undefined)?.response;

@@ -1,12 +1,12 @@
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { EVENT_TYPES, type EventEnvelope } from '../../shared/events';
+import type { AnyEvent } from '../../shared/events';
 import { removeTicket, upsertTicket } from './cache';
 import { api, TAB_ID, url } from './client';
 import { qk } from './queries';
 import type { FullTicket, Project, Session, Ticket } from './types';
 
-type Handler = (ev: EventEnvelope<any>) => void;
+type Handler = (ev: AnyEvent) => void;
 
 /** Open streams, listed on <html data-streams> so that tests (and curious people) can see what is live. */
 const openStreams = new Set<string>();
@@ -37,16 +37,15 @@ export function useEventStream(
     let stopped = false;
     let attempt = 0;
 
+    // Every frame is a plain `data:` line holding the whole envelope (no `event:` line).
     const dispatch = (msg: MessageEvent) => {
-      let env: EventEnvelope<any>;
+      let env: AnyEvent;
       try {
         env = JSON.parse(msg.data);
       } catch {
         return;
       }
-      if (!env || typeof env !== 'object') return;
-      if (!env.type && msg.type !== 'message')
-        env = { type: msg.type, data: env, tabId: null, timestamp: '' };
+      if (!env || typeof env !== 'object' || typeof env.type !== 'string') return;
       if (env.type === 'resync') return handlers.current.onResync();
       if (env.tabId && env.tabId === TAB_ID && !env.type.startsWith('database.')) return;
       handlers.current.onEvent(env);
@@ -60,7 +59,6 @@ export function useEventStream(
         attempt = 0;
       };
       source.onmessage = dispatch;
-      for (const type of EVENT_TYPES) source.addEventListener(type, dispatch as EventListener);
       source.onerror = () => {
         markStream(path, false);
         if (!source || source.readyState !== EventSource.CLOSED || stopped) return;
@@ -97,8 +95,8 @@ function invalidateTicketDetail(qc: QueryClient, projectId: string, ticketId?: s
 }
 
 /** Applies one project-stream event to the cache. */
-export function applyProjectEvent(qc: QueryClient, projectId: string, ev: EventEnvelope<any>) {
-  const d = ev.data ?? {};
+export function applyProjectEvent(qc: QueryClient, projectId: string, ev: AnyEvent) {
+  const d: any = ev.data ?? {};
   switch (ev.type) {
     case 'ticket.created':
     case 'ticket.updated':
@@ -174,8 +172,8 @@ export function applyProjectEvent(qc: QueryClient, projectId: string, ev: EventE
 }
 
 /** Applies one project-list event to the cache. */
-export function applyProjectListEvent(qc: QueryClient, ev: EventEnvelope<any>) {
-  const d = ev.data ?? {};
+export function applyProjectListEvent(qc: QueryClient, ev: AnyEvent) {
+  const d: any = ev.data ?? {};
   const sortByName = (a: Project, b: Project) => a.name.localeCompare(b.name);
   if (ev.type === 'project.created' && d.id) {
     qc.setQueryData<Project[]>(qk.projects, (list) =>
@@ -199,7 +197,7 @@ const handledDatabaseEvents = new Set<string>();
 /** Handles the two database events, which every stream carries. Returns true when it handled one. */
 export function useDatabaseEvents(onWiped: () => void, onProjectsWiped: () => void) {
   const qc = useQueryClient();
-  return (ev: EventEnvelope<any>): boolean => {
+  return (ev: AnyEvent): boolean => {
     if (!ev.type.startsWith('database.')) return false;
     // Every stream carries the database events: act on each once.
     const id = `${ev.type}|${ev.timestamp}`;

@@ -4,103 +4,28 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { api, enc, listAll } from './client';
-import type { Sprint } from './types';
+import type {
+  AdminUser,
+  Burndown,
+  KeyStatus,
+  Me,
+  SprintFull,
+  SprintSettings,
+  SystemSettings,
+  Velocity,
+} from './types';
 
-export interface SprintFull extends Sprint {
-  budget: number | null;
-  startedAt: string | null;
-  completedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface SprintSettings {
-  defaultSprintDuration: number;
-  autoCarryOverIncomplete: boolean;
-  doneColumnIds: string[];
-}
-
-export interface CompleteResult {
-  id: string;
-  status: 'completed';
-  completedTicketCount: number;
-  incompleteTicketCount: number;
-  completedStoryPoints: number;
-  incompleteStoryPoints: number;
-  incompleteAction: 'moveToNextSprint' | 'moveToBacklog' | 'keepInSprint';
-  nextSprintId: string | null;
-}
-
-export interface Burndown {
-  sprintId: string;
-  status: Sprint['status'];
-  startDate: string | null;
-  endDate: string | null;
-  committedPoints: number;
-  committedTickets: number;
-  days: {
-    date: string;
-    remainingPoints: number | null;
-    remainingTickets: number | null;
-    completedPoints: number | null;
-    scopePoints: number | null;
-    idealPoints: number;
-  }[];
-}
-
-export interface Velocity {
-  sprints: {
-    id: string;
-    name: string;
-    startDate: string | null;
-    endDate: string | null;
-    completedAt: string | null;
-    committedPoints: number;
-    committedTickets: number;
-    completedPoints: number;
-    completedTickets: number;
-    carriedOverCount: number;
-  }[];
-  averageCompletedPoints: number;
-}
-
-export interface Me {
-  id: string;
-  username: string;
-  email: string | null;
-  name: string | null;
-  avatar: string | null;
-  isSystemAdmin: boolean;
-  mustChangePassword?: boolean;
-  createdAt: string;
-}
-
-export interface KeyStatus {
-  hasKey: boolean;
-  createdAt: string | null;
-  lastUsedAt: string | null;
-}
-
-export interface AdminUser {
-  id: string;
-  username: string;
-  email: string | null;
-  name: string | null;
-  avatar: string | null;
-  isSystemAdmin: boolean;
-  isActive: boolean;
-  createdAt: string;
-}
-
-export interface SystemSettings {
-  maxImageSize: number;
-  maxVideoSize: number;
-  maxDocumentSize: number;
-  maxAttachmentsPerTicket: number;
-  allowedImageTypes: string[];
-  allowedVideoTypes: string[];
-  allowedDocumentTypes: string[];
-}
+export type {
+  AdminUser,
+  Burndown,
+  CompleteResult,
+  KeyStatus,
+  Me,
+  SprintFull,
+  SprintSettings,
+  SystemSettings,
+  Velocity,
+} from './types';
 
 export const qk2 = {
   sprintsFull: (projectId: string) => ['sprints', projectId] as const,

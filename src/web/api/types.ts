@@ -1,17 +1,46 @@
-/** Public shapes of the API (SPEC "Resources and their fields", DECISIONS section 5). */
+/**
+ * The API's shapes as the web app uses them: every one is inferred from the zod schemas of
+ * src/shared (the one source of each contract), never written out here.
+ */
+import type { z } from 'zod';
+import type {
+  AdminUserOut,
+  ApiKeyStatusOut,
+  MeOut,
+  SessionUserOut,
+  SystemSettings as SystemSettingsOut,
+  signedInOut,
+} from '../../shared/accounts.js';
+import type { PersonOut, UserSummaryOut } from '../../shared/common.js';
+import type { UploadConfigOut } from '../../shared/files.js';
+import type { ColumnOut, LabelOut, MemberOut, ProjectOut } from '../../shared/projects.js';
+import type {
+  burndownOut,
+  completeSprintOut,
+  sprintOut,
+  sprintSettingsOut,
+  velocityOut,
+} from '../../shared/sprints.js';
+import type {
+  AttachmentOut,
+  CommentOut,
+  HistoryEntryOut,
+  LinkOut,
+  LinkType,
+  TicketFullOut,
+  TicketListItemOut,
+} from '../../shared/tickets.js';
 
-export const TICKET_TYPES = ['Story', 'Task', 'Bug', 'Subtask', 'Epic'] as const;
-export type TicketType = (typeof TICKET_TYPES)[number];
-export const PRIORITIES = ['Lowest', 'Low', 'Medium', 'High', 'Highest', 'Critical'] as const;
-export type Priority = (typeof PRIORITIES)[number];
-export const LINK_TYPES = [
-  'blocks',
-  'is_blocked_by',
-  'relates_to',
-  'duplicates',
-  'is_duplicated_by',
-] as const;
-export type LinkType = (typeof LINK_TYPES)[number];
+export {
+  LINK_TYPES,
+  type LinkType,
+  PRIORITIES,
+  type Priority,
+  TICKET_TYPES,
+  type TicketType,
+} from '../../shared/tickets.js';
+
+/** How the web app words each link type. */
 export const LINK_LABELS: Record<LinkType, string> = {
   blocks: 'blocks',
   is_blocked_by: 'is blocked by',
@@ -20,151 +49,31 @@ export const LINK_LABELS: Record<LinkType, string> = {
   is_duplicated_by: 'is duplicated by',
 };
 
-export interface SessionUser {
-  id: string;
-  username: string;
-  name: string | null;
-  email: string | null;
-  avatar?: string | null;
-  isSystemAdmin: boolean;
-}
-export interface Session {
-  user?: SessionUser;
-  expires?: string;
-}
-
-export interface Person {
-  id: string | null;
-  name: string;
-  avatar: string | null;
-}
-export interface UserSummary {
-  id: string;
-  username: string;
-  name: string | null;
-  avatar: string | null;
-}
-
-export interface Project {
-  id: string;
-  name: string;
-  key: string;
-  description: string | null;
-  color: string;
-  createdAt: string;
-  updatedAt: string;
-  role?: string;
-}
-export interface Column {
-  id: string;
-  name: string;
-  order: number;
-}
-export interface Member {
-  id: string;
-  userId: string;
-  projectId: string;
-  role: 'owner' | 'admin' | 'member';
-  user: UserSummary;
-}
-export interface Label {
-  id: string;
-  name: string;
-  color: string;
-}
-export interface Sprint {
-  id: string;
-  name: string;
-  goal: string | null;
-  status: 'planning' | 'active' | 'completed';
-  startDate: string | null;
-  endDate: string | null;
-  projectId: string;
-}
-
-export interface TicketLinkRef {
-  id: string;
-  key: string;
-  title: string;
-  type: TicketType;
-  priority: Priority;
-  columnId: string;
-}
-export interface TicketLink {
-  id: string;
-  linkType: LinkType;
-  ticket: TicketLinkRef;
-}
-
-export interface Ticket {
-  id: string;
-  number: number;
-  key: string;
-  title: string;
-  description: string | null;
-  type: TicketType;
-  priority: Priority;
-  order: number;
-  columnId: string;
-  assigneeId: string | null;
-  sprintId: string | null;
-  parentId: string | null;
-  storyPoints: number | null;
-  estimate: string | null;
-  startDate: string | null;
-  dueDate: string | null;
-  environment: string | null;
-  affectedVersion: string | null;
-  fixVersion: string | null;
-  isCarriedOver?: boolean;
-  carriedOverCount?: number;
-  projectId: string;
-  createdAt: string;
-  updatedAt: string;
-  labelIds?: string[];
-  watcherIds?: string[];
-  labels?: Label[];
-  assignee?: Person | null;
-}
-
-export interface FullTicket extends Ticket {
-  column: { id: string; name: string } | null;
-  assignee: Person | null;
-  reporter?: Person | null;
-  sprint: { id: string; name: string } | null;
-  labels: Label[];
-  watchers: { id: string; name: string }[];
-  links?: TicketLink[];
-  attachmentCount?: number;
-  commentCount?: number;
-}
-
-export interface Comment {
-  id: string;
-  content: string;
-  author: Person;
-  createdAt: string;
-  updatedAt: string;
-}
-export interface Attachment {
-  id: string;
-  filename: string;
-  mimeType: string;
-  size: number;
-  url: string;
-  createdAt: string;
-}
-export interface HistoryEntry {
-  id: string;
-  field: string;
-  oldValue: string | null;
-  newValue: string | null;
-  changedBy: { id: string | null; name: string } | null;
-  changedAt: string;
-}
-export interface UploadConfig {
-  maxImageSize: number;
-  maxVideoSize: number;
-  maxDocumentSize: number;
-  allowedTypes: { image: string[]; video: string[]; document: string[] };
-}
+export type SessionUser = SessionUserOut;
+/** GET /api/auth/session: `{}` when signed out. */
+export type Session = Partial<z.infer<typeof signedInOut>>;
+export type Person = PersonOut;
+export type UserSummary = UserSummaryOut;
+export type Project = ProjectOut;
+export type Column = ColumnOut;
+export type Member = MemberOut;
+export type Label = LabelOut;
+export type SprintFull = z.infer<typeof sprintOut>;
+export type Sprint = SprintFull;
+export type TicketLink = LinkOut;
+export type TicketLinkRef = LinkOut['ticket'];
+/** A ticket of the list (board, backlog). */
+export type Ticket = TicketListItemOut;
+export type FullTicket = TicketFullOut;
+export type Comment = CommentOut;
+export type Attachment = AttachmentOut;
+export type HistoryEntry = HistoryEntryOut;
+export type UploadConfig = UploadConfigOut;
+export type SprintSettings = z.infer<typeof sprintSettingsOut>;
+export type CompleteResult = z.infer<typeof completeSprintOut>;
+export type Burndown = z.infer<typeof burndownOut>;
+export type Velocity = z.infer<typeof velocityOut>;
+export type Me = MeOut;
+export type KeyStatus = ApiKeyStatusOut;
+export type AdminUser = AdminUserOut;
+export type SystemSettings = SystemSettingsOut;

@@ -55,8 +55,7 @@ export function useProjectLive(projectId: string | undefined) {
         qc.invalidateQueries({ queryKey: ['burndown', projectId] });
         qc.invalidateQueries({ queryKey: qk2.velocity(projectId) });
       }
-      if (ev.type === 'sprint.settings.updated' || ev.type === 'sprint.updated')
-        qc.invalidateQueries({ queryKey: qk2.sprintSettings(projectId) });
+      if (ev.type === 'sprint.updated') qc.invalidateQueries({ queryKey: qk2.sprintSettings(projectId) });
     },
     () => {
       if (!projectId) return;

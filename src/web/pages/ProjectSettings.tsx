@@ -39,7 +39,7 @@ export function useMyRole(project: Project): { role: Role | null; userId: string
   if (user?.isSystemAdmin) return { role: 'owner', userId: user.id };
   const mine = members.data?.find((m) => m.userId === user?.id);
   return {
-    role: (mine?.role ?? (project.role as Role | undefined) ?? null) as Role | null,
+    role: mine?.role ?? null,
     userId: user?.id,
   };
 }
