@@ -2,13 +2,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createComment, deleteComment, listComments, updateComment } from '../../domain/comments.js';
 import { createLink, deleteLink } from '../../domain/links.js';
 import { listHistory } from '../../domain/ticket-history.js';
+import { getTicketJson, listTicketsJson } from '../../domain/ticket-reads.js';
 import {
   bulkDeleteTickets,
   bulkUpdateTickets,
   createTicket,
   deleteTicket,
-  getTicketJson,
-  listTicketsJson,
   updateTicket,
 } from '../../domain/tickets.js';
 import { successResponse } from '../../shared/common.js';

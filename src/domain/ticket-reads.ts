@@ -1,0 +1,158 @@
+/** The ticket reads of the HTTP API: the board list and the full read, as JSON text through the read cache. */
+import { type ExpressionBuilder, sql } from 'kysely';
+import type { Database, ProjectsTable, TicketsTable } from '../db/types.js';
+import { ERR } from '../shared/errors.js';
+import type { TicketListQuery } from '../shared/tickets.js';
+import { parseTicketKey, projectAccess } from './access.js';
+import type { Ctx } from './context.js';
+import { notFound } from './errors.js';
+import { pageOf } from './paging.js';
+import { LIST_SELECT, presentTicketByRef, presentTicketList } from './presenters/tickets.js';
+import { readCache } from './read-cache.js';
+
+const escapeLike = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Tickets of a project in board order (column position, then order, then number), filtered, in
+ * a constant number of queries whatever their number (the page, its labels and its watchers), as
+ * JSON text with their total, for the HTTP route: a board column of 1,000 tickets is half a
+ * megabyte of JSON, kept (text and all) while the database is unchanged.
+ */
+export async function listTicketsJson(ctx: Ctx, projectRef: string, q: TicketListQuery) {
+  const { project } = await projectAccess(ctx, ctx.db.kysely, projectRef);
+  return readCache(ctx.db).get(
+    ctx,
+    `list:${project.id}:${JSON.stringify(q)}`,
+    async () => {
+      const { items, total } = await listTicketsOf(ctx, project, q);
+      return { json: JSON.stringify(items), total };
+    },
+    (v) => v.json.length,
+  );
+}
+
+/** Tickets of the project in board order, with the query's filters and page, and their total. */
+export async function listTicketsOf(ctx: Ctx, project: ProjectsTable, q: TicketListQuery) {
+  const db = ctx.db.kysely;
+  const filter = (eb: ExpressionBuilder<Database & { t: TicketsTable }, 't'>) => {
+    const conds = [eb('t.project_id', '=', project.id)];
+    if (q.sprintId !== undefined)
+      conds.push(
+        q.sprintId.toLowerCase() === 'none'
+          ? eb('t.sprint_id', 'is', null)
+          : eb('t.sprint_id', '=', q.sprintId.toLowerCase()),
+      );
+    if (q.assigneeId !== undefined)
+      conds.push(
+        q.assigneeId.toLowerCase() === 'none'
+          ? eb('t.assignee_id', 'is', null)
+          : eb('t.assignee_id', '=', q.assigneeId.toLowerCase()),
+      );
+    if (q.columnId !== undefined) conds.push(eb('t.column_id', '=', q.columnId.toLowerCase()));
+    if (q.type !== undefined) conds.push(eb('t.type', '=', q.type));
+    if (q.priority !== undefined) conds.push(eb('t.priority', '=', q.priority));
+    if (q.parentId !== undefined) {
+      const key = parseTicketKey(q.parentId);
+      conds.push(
+        key
+          ? eb(
+              't.parent_id',
+              'in',
+              eb
+                .selectFrom('tickets as p')
+                .select('p.id')
+                .where('p.project_id', '=', project.id)
+                .where('p.number', '=', key.number),
+            )
+          : eb('t.parent_id', '=', q.parentId.toLowerCase()),
+      );
+    }
+    if (q.labelId !== undefined)
+      conds.push(
+        eb(
+          't.id',
+          'in',
+          eb.selectFrom('ticket_labels').select('ticket_id').where('label_id', '=', q.labelId.toLowerCase()),
+        ),
+      );
+    if (q.q) {
+      const like = escapeLike(q.q);
+      conds.push(
+        eb.or([
+          eb(sql`lower(t.title)`, 'like', sql`${like} escape '\\'`),
+          eb(sql`lower(coalesce(t.description, ''))`, 'like', sql`${like} escape '\\'`),
+          eb(
+            sql`lower(cast(${project.key} as text) || '-' || cast(t.number as text))`,
+            'like',
+            sql`${like} escape '\\'`,
+          ),
+        ]),
+      );
+    }
+    return eb.and(conds);
+  };
+  const { limit, offset } = pageOf(q);
+  // Board order is column position, then order, then number. Within one column (the board's own
+  // query) the column's position is constant: the board index gives the order without a join.
+  const page =
+    q.columnId !== undefined
+      ? db.selectFrom('tickets as t').where(filter).orderBy('t.position').orderBy('t.number')
+      : db
+          .selectFrom('tickets as t')
+          .innerJoin('columns as c', 'c.id', 't.column_id')
+          .where(filter)
+          .orderBy('c.position')
+          .orderBy('t.position')
+          .orderBy('t.number');
+  const paged = q.limit !== undefined || q.offset !== undefined;
+  const [counted, rows] = await Promise.all([
+    // Unpaged, the list is the whole result: its length is the total.
+    paged
+      ? db
+          .selectFrom('tickets as t')
+          .where(filter)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      : null,
+    ctx.db.arrays(
+      page
+        .leftJoin('users as a', 'a.id', 't.assignee_id')
+        .limit(limit)
+        .offset(offset)
+        .select([...LIST_SELECT])
+        .compile(),
+    ),
+  ]);
+  // The page's ids for the batched reads: the list itself when paged (at most 1,000), else the
+  // filter alone (no join, no sort), so the number of queries never depends on the size.
+  const ids = paged
+    ? rows.map((r) => r[0] as string)
+    : db.selectFrom('tickets as t').where(filter).select('t.id');
+  const items = await presentTicketList(db, project.key, rows, ids);
+  return { items, total: counted ? Number(counted.n) : rows.length };
+}
+
+/**
+ * The full read (base fields plus column, assignee, reporter, sprint, labels, watchers, links and
+ * counts) as JSON text, for the HTTP route; kept while the database is unchanged.
+ */
+export async function getTicketJson(ctx: Ctx, projectRef: string, ticketRef: string): Promise<string> {
+  const db = ctx.db.kysely;
+  const { project } = await projectAccess(ctx, db, projectRef);
+  const key = parseTicketKey(ticketRef);
+  if (key && key.key !== project.key) throw notFound(ERR.ticketNotFound);
+  const ref = key ? { number: key.number } : { id: ticketRef.toLowerCase() };
+  const json = await readCache(ctx.db).get(
+    ctx,
+    'number' in ref ? `ticket:${project.id}:#${ref.number}` : `ticket:${project.id}:${ref.id}`,
+    async () => {
+      const out = await presentTicketByRef(db, project, ref);
+      return out ? JSON.stringify(out) : null;
+    },
+    (v) => v?.length ?? 1,
+  );
+  if (json === null) throw notFound(ERR.ticketNotFound);
+  return json;
+}
+
+// --- update ----------------------------------------------------------------------------------

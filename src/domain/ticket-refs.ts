@@ -1,0 +1,171 @@
+import type { ColumnsTable, ProjectsTable, SprintsTable, TicketsTable } from '../db/types.js';
+import type { UpdateTicketBody } from '../shared/tickets.js';
+import { parseTicketKey } from './access.js';
+import type { Tx } from './context.js';
+import { invalidField } from './errors.js';
+
+/** The references of a ticket body (people, labels, sprint, parent) checked against the project, and their text in the history. */
+
+export type Person = { id: string; display: string };
+export type LabelRef = { id: string; name: string };
+
+/** Body references checked against the project (DECISIONS 5 and 8): a bad one is a 400 naming the field. */
+export interface Refs {
+  column?: ColumnsTable;
+  assignee?: Person | null;
+  sprint?: SprintsTable | null;
+  parent?: TicketsTable | null;
+  labels?: LabelRef[];
+  watcherIds?: string[];
+}
+
+export type RefBody = Pick<
+  UpdateTicketBody,
+  'columnId' | 'assigneeId' | 'sprintId' | 'parentId' | 'labelIds' | 'watcherIds'
+>;
+
+export const unique = (ids: string[]) => [...new Set(ids.map((i) => i.toLowerCase()))];
+
+export async function memberUsers(tx: Tx, projectId: string, userIds: string[]) {
+  if (userIds.length === 0) return [];
+  return tx
+    .selectFrom('project_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.id', 'u.username', 'u.name'])
+    .where('m.project_id', '=', projectId)
+    .where('m.user_id', 'in', userIds)
+    .execute();
+}
+
+/** A ticket of the project by id or key, or null. */
+export async function findTicket(tx: Tx, project: ProjectsTable, ref: string): Promise<TicketsTable | null> {
+  const key = parseTicketKey(ref);
+  let q = tx.selectFrom('tickets').selectAll().where('project_id', '=', project.id);
+  if (key) {
+    if (key.key !== project.key) return null;
+    q = q.where('number', '=', key.number);
+  } else q = q.where('id', '=', ref.toLowerCase());
+  return (await q.executeTakeFirst()) ?? null;
+}
+
+export async function resolveRefs(tx: Tx, project: ProjectsTable, body: RefBody): Promise<Refs> {
+  const refs: Refs = {};
+  if (body.columnId !== undefined) {
+    const col = await tx
+      .selectFrom('columns')
+      .selectAll()
+      .where('project_id', '=', project.id)
+      .where('id', '=', body.columnId.toLowerCase())
+      .executeTakeFirst();
+    if (!col) throw invalidField('columnId', 'Must be a column of this project');
+    refs.column = col;
+  }
+  if (body.assigneeId !== undefined) {
+    if (body.assigneeId === null) refs.assignee = null;
+    else {
+      const [u] = await memberUsers(tx, project.id, [body.assigneeId.toLowerCase()]);
+      if (!u) throw invalidField('assigneeId', 'Must be a member of this project');
+      refs.assignee = { id: u.id, display: u.name ?? u.username };
+    }
+  }
+  if (body.watcherIds !== undefined) {
+    const ids = unique(body.watcherIds);
+    const found = await memberUsers(tx, project.id, ids);
+    if (found.length !== ids.length)
+      throw invalidField('watcherIds', 'Every watcher must be a member of this project');
+    refs.watcherIds = ids;
+  }
+  if (body.labelIds !== undefined) {
+    const ids = unique(body.labelIds);
+    const found =
+      ids.length === 0
+        ? []
+        : await tx
+            .selectFrom('labels')
+            .select(['id', 'name'])
+            .where('project_id', '=', project.id)
+            .where('id', 'in', ids)
+            .execute();
+    if (found.length !== ids.length)
+      throw invalidField('labelIds', 'Every label must be a label of this project');
+    refs.labels = found;
+  }
+  if (body.sprintId !== undefined) {
+    if (body.sprintId === null) refs.sprint = null;
+    else {
+      const s = await tx
+        .selectFrom('sprints')
+        .selectAll()
+        .where('project_id', '=', project.id)
+        .where('id', '=', body.sprintId.toLowerCase())
+        .executeTakeFirst();
+      if (!s) throw invalidField('sprintId', 'Must be a sprint of this project');
+      if (s.status === 'completed') throw invalidField('sprintId', 'Must not be a completed sprint');
+      refs.sprint = s;
+    }
+  }
+  if (body.parentId !== undefined) {
+    if (body.parentId === null) refs.parent = null;
+    else {
+      const p = await findTicket(tx, project, body.parentId);
+      if (!p) throw invalidField('parentId', 'Must be a ticket of this project');
+      refs.parent = p;
+    }
+  }
+  return refs;
+}
+
+/** Refuses a parent that is the ticket itself or one of its descendants. */
+export async function assertNoCycle(tx: Tx, ticketId: string, parent: TicketsTable) {
+  let cursor: string | null = parent.id;
+  for (let depth = 0; cursor && depth < 10_000; depth++) {
+    if (cursor === ticketId)
+      throw invalidField('parentId', 'Must not be the ticket itself or one of its subtasks');
+    const row: { parent_id: string | null } | undefined = await tx
+      .selectFrom('tickets')
+      .select('parent_id')
+      .where('id', '=', cursor)
+      .executeTakeFirst();
+    cursor = row?.parent_id ?? null;
+  }
+}
+
+// --- display strings for history -------------------------------------------------------------
+
+export async function displayNames(tx: Tx, t: TicketsTable, projectKey: string) {
+  const [col, assignee, sprint, parent, labels] = await Promise.all([
+    tx.selectFrom('columns').select('name').where('id', '=', t.column_id).executeTakeFirst(),
+    t.assignee_id
+      ? tx.selectFrom('users').select(['username', 'name']).where('id', '=', t.assignee_id).executeTakeFirst()
+      : undefined,
+    t.sprint_id
+      ? tx.selectFrom('sprints').select('name').where('id', '=', t.sprint_id).executeTakeFirst()
+      : undefined,
+    t.parent_id
+      ? tx.selectFrom('tickets').select('number').where('id', '=', t.parent_id).executeTakeFirst()
+      : undefined,
+    tx
+      .selectFrom('ticket_labels as tl')
+      .innerJoin('labels as l', 'l.id', 'tl.label_id')
+      .select(['l.id', 'l.name'])
+      .where('tl.ticket_id', '=', t.id)
+      .execute(),
+  ]);
+  return {
+    status: col?.name ?? null,
+    assignee: assignee ? (assignee.name ?? assignee.username) : null,
+    sprint: sprint?.name ?? null,
+    parent: parent ? `${projectKey}-${parent.number}` : null,
+    labels,
+  };
+}
+
+export const labelText = (labels: LabelRef[]) =>
+  labels.length === 0
+    ? null
+    : labels
+        .map((l) => l.name)
+        .sort((a, b) => a.localeCompare(b))
+        .join(', ');
+export const str = (v: string | number | null | undefined) =>
+  v === null || v === undefined ? null : String(v);
