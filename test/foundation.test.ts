@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { buildApp } from '../src/server/app.js';
-import { ConfigError, loadConfig } from '../src/server/config.js';
 import { createTestApp, dialect, dropTestData, type TestApp, testConfig } from './helpers/app.js';
 import { signUp } from './helpers/factories.js';
 

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { sql } from 'kysely';
+import { type Config, ConfigError, loadConfig } from '../config.js';
 import { connect, type Db } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { endAllSessions } from '../domain/auth.js';
@@ -19,7 +20,6 @@ import { ensureSettings } from '../domain/settings.js';
 import { temporaryPassword } from '../domain/temporary-password.js';
 import { createUserDirect } from '../domain/users.js';
 import { DiskFileStore } from '../files/storage.js';
-import { type Config, ConfigError, loadConfig } from '../server/config.js';
 import { passwordSchema, usernameSchema } from '../shared/accounts.js';
 
 const HELP = `Docket: the operator's command line.

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { storeReceived } from '../files/uploads.js';
-import { receiveFile, type UploadSource, uploadRules } from '../files/validate.js';
+import { removeStoredFiles, storeReceived } from '../files/uploads.js';
+import { type UploadSource, uploadRules } from '../files/validate.js';
 import { ERR } from '../shared/errors.js';
 import { projectAccess, roleAtLeast, ticketInProject } from './access.js';
 import { type Ctx, type Services, type Tx, transact } from './context.js';
@@ -9,6 +9,7 @@ import { newId, nowIso } from './ids.js';
 import { pageOf } from './paging.js';
 import { type AttachmentRow, presentAttachment } from './presenters/attachments.js';
 import { getSettings } from './settings.js';
+import { receiveChecked } from './uploads.js';
 
 /** Attachments joined with their uploader's public fields, oldest first. */
 function attachmentsQuery(db: Tx) {
@@ -80,7 +81,7 @@ export async function addAttachment(ctx: Ctx, projectRef: string, ticketRef: str
   if ((await countAttachments(db, ticket.id)) >= settings.maxAttachmentsPerTicket)
     throw badRequest(ERR.attachmentLimit);
 
-  const file = await receiveFile(ctx.files, source, uploadRules(settings));
+  const file = await receiveChecked(ctx, source, uploadRules(settings));
   return storeReceived(ctx.files, file, 'attachments', (storedName) =>
     transact(ctx, async (tx, emit) => {
       if (!(await lockTicket(ctx, tx, ticket.id))) throw notFound(ERR.ticketNotFound);
@@ -145,8 +146,6 @@ export async function deleteAttachment(
     });
     return row.stored_name;
   });
-  await ctx.files
-    .remove('attachments', storedName)
-    .catch((err) => ctx.log.warn({ err, storedName }, 'could not remove an attachment file'));
+  await removeStoredFiles(ctx, 'attachments', [storedName]);
   return { success: true as const };
 }

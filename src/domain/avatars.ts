@@ -2,19 +2,15 @@ import { sql } from 'kysely';
 import sharp from 'sharp';
 import type { UsersTable } from '../db/types.js';
 import { generateStoredName } from '../files/storage.js';
-import {
-  AVATAR_RULES,
-  allowedList,
-  discardReceived,
-  receiveFile,
-  type UploadSource,
-} from '../files/validate.js';
+import { removeStoredFiles } from '../files/uploads.js';
+import { AVATAR_RULES, allowedList, discardReceived, type UploadSource } from '../files/validate.js';
 import { ERR } from '../shared/errors.js';
 import { LIMITS } from '../shared/limits.js';
 import { type Ctx, type Services, type Tx, transact } from './context.js';
 import { badRequest, notFound } from './errors.js';
 import { nowIso } from './ids.js';
 import { avatarUrl, presentUserSummary } from './presenters/users.js';
+import { receiveChecked } from './uploads.js';
 
 /** Pixels an avatar source may have (a decompression bomb stops here instead of filling memory). */
 const MAX_SOURCE_PIXELS = 50_000_000;
@@ -61,7 +57,7 @@ async function setAvatarName(ctx: Ctx, userId: string, name: string | null): Pro
 
 /** POST /api/me/avatar: JPEG, PNG, GIF or WebP up to 2 MB, stored as a 256x256 WebP; the old file goes. */
 export async function setAvatar(ctx: Ctx, userId: string, source: UploadSource) {
-  const file = await receiveFile(ctx.files, source, AVATAR_RULES);
+  const file = await receiveChecked(ctx, source, AVATAR_RULES);
   let webp: Buffer;
   try {
     webp = await renderAvatar(file.tempPath);
@@ -79,19 +75,13 @@ export async function setAvatar(ctx: Ctx, userId: string, source: UploadSource) 
     await ctx.files.remove('avatars', name).catch(() => {});
     throw err;
   }
-  if (previous)
-    await ctx.files
-      .remove('avatars', previous)
-      .catch((err) => ctx.log.warn({ err }, 'could not remove an avatar file'));
+  if (previous) await removeStoredFiles(ctx, 'avatars', [previous]);
   return { avatar: avatarUrl(name) };
 }
 
 /** DELETE /api/me/avatar: back to no avatar; the file goes. */
 export async function removeAvatar(ctx: Ctx, userId: string) {
   const previous = await setAvatarName(ctx, userId, null);
-  if (previous)
-    await ctx.files
-      .remove('avatars', previous)
-      .catch((err) => ctx.log.warn({ err }, 'could not remove an avatar file'));
+  if (previous) await removeStoredFiles(ctx, 'avatars', [previous]);
   return { success: true as const };
 }

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
 import type { Db } from '../db/connect.js';
 import type { Database } from '../db/types.js';
-import { appendEvents } from '../events/log.js';
 import type { EventSink, NewEvent, StoredEvent } from '../events/types.js';
 import type { FileStore } from '../files/storage.js';
-import type { Config } from '../server/config.js';
 import { contractBreach } from '../shared/contracts.js';
 import { EVENT_PAYLOADS } from '../shared/events.js';
 import { unauthorized } from './errors.js';
+import { appendEvents } from './event-log.js';
 
 export interface Actor {
   userId: string;

@@ -1,7 +1,5 @@
 import argon2 from 'argon2';
-
-/** How new passwords are hashed: `standard` in production, `test` (cheap) in the test suite only. */
-export type PasswordHashing = 'standard' | 'test';
+import type { PasswordHashing } from '../config.js';
 
 const SETTINGS = {
   // OWASP's Argon2id baseline: 19 MiB, 2 iterations, 1 lane.

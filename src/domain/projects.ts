@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { ProjectsTable } from '../db/types.js';
+import { removeStoredFiles } from '../files/uploads.js';
 import { ERR } from '../shared/errors.js';
 import { PALETTE } from '../shared/limits.js';
 import {
@@ -146,12 +147,6 @@ export async function deleteProject(ctx: Ctx, ref: string) {
     });
     return names;
   });
-  for (const name of files) {
-    try {
-      await ctx.files.remove('attachments', name);
-    } catch (err) {
-      ctx.log.warn({ err, name }, 'could not remove an attachment file of a deleted project');
-    }
-  }
+  await removeStoredFiles(ctx, 'attachments', files);
   return { success: true as const };
 }

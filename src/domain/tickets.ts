@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ColumnsTable, ProjectsTable, TicketsTable } from '../db/types.js';
+import { removeStoredFiles } from '../files/uploads.js';
 import type { bulkUpdateBody, CreateTicketBody, UpdateTicketBody } from '../shared/tickets.js';
 import { projectAccess, ticketInProject } from './access.js';
 import { compactTicketPositions, lockBoard } from './board-lock.js';
@@ -463,16 +464,6 @@ async function removeTickets(
   return files.map((f) => f.stored_name);
 }
 
-async function removeFiles(ctx: Ctx, names: string[]) {
-  for (const name of names) {
-    try {
-      await ctx.files.remove('attachments', name);
-    } catch (err) {
-      ctx.log.warn({ err, name }, 'could not remove an attachment file of a deleted ticket');
-    }
-  }
-}
-
 export async function deleteTicket(ctx: Ctx, projectRef: string, ticketRef: string) {
   const actor = actorOf(ctx);
   const files = await transact(ctx, async (tx, emit) => {
@@ -481,7 +472,7 @@ export async function deleteTicket(ctx: Ctx, projectRef: string, ticketRef: stri
     const ticket = await ticketInProject(tx, project, ticketRef);
     return removeTickets(tx, emit, project, [ticket], actor.userId);
   });
-  await removeFiles(ctx, files);
+  await removeStoredFiles(ctx, 'attachments', files);
   return { success: true as const };
 }
 
@@ -493,6 +484,6 @@ export async function bulkDeleteTickets(ctx: Ctx, projectRef: string, ticketIds:
     const tickets = await ticketsForBulk(tx, project, ticketIds);
     return { files: await removeTickets(tx, emit, project, tickets, actor.userId), deleted: tickets.length };
   });
-  await removeFiles(ctx, files);
+  await removeStoredFiles(ctx, 'attachments', files);
   return { success: true as const, deleted };
 }

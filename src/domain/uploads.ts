@@ -1,9 +1,15 @@
 import { FILE_KINDS, type FileKind, isSafeStoredName } from '../files/storage.js';
 import { storeReceived } from '../files/uploads.js';
-import { receiveFile, type UploadSource, uploadRules } from '../files/validate.js';
+import {
+  FileRejected,
+  receiveFile,
+  type UploadRules,
+  type UploadSource,
+  uploadRules,
+} from '../files/validate.js';
 import { isMember } from './access.js';
 import { actorOf, type Ctx } from './context.js';
-import { notFound } from './errors.js';
+import { badRequest, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
 import { getSettings } from './settings.js';
 
@@ -22,10 +28,20 @@ export async function getUploadConfig(ctx: Ctx) {
   };
 }
 
+/** Receives an upload checked by `rules`; a refused file is a 400 with the rule's text and facts. */
+export async function receiveChecked(ctx: Ctx, source: UploadSource, rules: UploadRules) {
+  try {
+    return await receiveFile(ctx.files, source, rules);
+  } catch (err) {
+    if (err instanceof FileRejected) throw badRequest(err.reason, err.facts);
+    throw err;
+  }
+}
+
 /** POST /api/upload: a checked file under /uploads/files, recorded with its original name. */
 export async function uploadFile(ctx: Ctx, source: UploadSource) {
   const actor = actorOf(ctx);
-  const file = await receiveFile(ctx.files, source, uploadRules(await getSettings(ctx)));
+  const file = await receiveChecked(ctx, source, uploadRules(await getSettings(ctx)));
   return storeReceived(ctx.files, file, 'files', async (storedName) => {
     await ctx.db.kysely
       .insertInto('uploads')

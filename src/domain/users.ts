@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { UsersTable } from '../db/types.js';
+import { removeStoredFiles } from '../files/uploads.js';
 import type {
   adminCreateUserBody,
   adminUpdateUserBody,
@@ -282,8 +283,8 @@ async function deleteUserAndFiles(ctx: Ctx, userId: string) {
     const files = await deleteUserData(tx, emit, user);
     return { user, files };
   });
-  if (user.avatar) await ctx.files.remove('avatars', user.avatar).catch(() => {});
-  for (const name of files.attachments) await ctx.files.remove('attachments', name).catch(() => {});
+  if (user.avatar) await removeStoredFiles(ctx, 'avatars', [user.avatar]);
+  await removeStoredFiles(ctx, 'attachments', files.attachments);
 }
 
 export async function deleteOwnAccount(ctx: Ctx, userId: string, password: string) {

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { Db } from '../db/connect.js';
 import type { Logger } from '../domain/context.js';
-import { headEventId, PG_CHANNEL_SQL, readEventsAfter } from './log.js';
+import { PG_CHANNEL_SQL } from '../domain/event-log.js';
+import { headEventId, readEventsAfter } from './log.js';
 import type { StoredEvent } from './types.js';
 
 const PAGE = 1000;

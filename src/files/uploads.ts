@@ -1,4 +1,4 @@
-import type { Logger, Tx } from '../domain/context.js';
+import type { Logger } from '../domain/context.js';
 import { type FileKind, type FileStore, generateStoredName } from './storage.js';
 import { discardReceived, type ReceivedFile } from './validate.js';
 
@@ -28,28 +28,19 @@ export async function storeReceived<T>(
   }
 }
 
-/** Stored names of the attachments of these tickets; read them before deleting the tickets. */
-export async function attachmentFilesOfTickets(tx: Tx, ticketIds: readonly string[]): Promise<string[]> {
-  if (ticketIds.length === 0) return [];
-  const rows = await tx
-    .selectFrom('attachments')
-    .select('stored_name')
-    .where('ticket_id', 'in', [...ticketIds])
-    .execute();
-  return rows.map((r) => r.stored_name);
-}
-
 /**
- * Removes attachment files after the transaction that deleted their rows committed (ticket,
- * project or user deletion). A file that cannot be removed is logged, never an error for the caller.
+ * Removes files after the transaction that deleted their rows committed (an attachment, a ticket,
+ * a project, a user, a wipe): the rows go first, so no record ever points at a missing file. A file
+ * that cannot be removed is logged, never an error for the caller.
  */
-export async function removeAttachmentFiles(
+export async function removeStoredFiles(
   s: { files: FileStore; log: Logger },
+  kind: FileKind,
   names: readonly string[],
 ): Promise<void> {
   for (const name of names) {
     await s.files
-      .remove('attachments', name)
-      .catch((err) => s.log.warn({ err, name }, 'could not remove an attachment file'));
+      .remove(kind, name)
+      .catch((err) => s.log.warn({ err, kind, name }, 'could not remove a file'));
   }
 }

@@ -4,11 +4,24 @@ import fsp from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { fileTypeFromFile } from 'file-type';
-import { AppError, badRequest } from '../domain/errors.js';
 import type { SystemSettings } from '../shared/accounts.js';
 import { ERR } from '../shared/errors.js';
 import { BLOCKED_TYPES, LIMITS } from '../shared/limits.js';
 import type { FileStore } from './storage.js';
+
+/**
+ * A file refused by the upload rules: `reason` is the stable error text (src/shared/errors.ts) and
+ * `facts` what the uploader is told (the allowed types, the limit). The domain turns it into a 400.
+ */
+export class FileRejected extends Error {
+  constructor(
+    readonly reason: string,
+    readonly facts: Record<string, unknown> = {},
+  ) {
+    super(reason);
+    this.name = 'FileRejected';
+  }
+}
 
 /**
  * Upload validation (DECISIONS "Attachments and files"), in this order:
@@ -219,7 +232,7 @@ class TextCheck {
 }
 
 const typeNotAllowed = (rules: UploadRules) =>
-  badRequest(ERR.fileTypeNotAllowed, { allowed: allowedList(rules) });
+  new FileRejected(ERR.fileTypeNotAllowed, { allowed: allowedList(rules) });
 
 /** Stops reading a part that is refused before its content was looked at. */
 function abandon(stream: Readable) {
@@ -229,7 +242,7 @@ function abandon(stream: Readable) {
 
 /** A part that ended early or is not valid multipart data: the client's fault, never a 500. */
 const malformed = () =>
-  badRequest(ERR.validation, {
+  new FileRejected(ERR.validation, {
     details: [{ path: 'file', message: 'The upload ended early or is not valid multipart data' }],
   });
 
@@ -245,7 +258,7 @@ export async function receiveFile(
 ): Promise<ReceivedFile> {
   const hardCap = hardCapOf(rules);
   const part = await source({ maxFileBytes: hardCap + 1 });
-  if (!part) throw badRequest(ERR.noFile);
+  if (!part) throw new FileRejected(ERR.noFile);
 
   const filename = sanitizeFilename(part.filename);
   const extension = extensionOf(filename);
@@ -299,7 +312,7 @@ export async function receiveFile(
       await closed;
     }
     if (part.file.truncated) cutOff = true;
-    if (size === 0) throw badRequest(ERR.noFile);
+    if (size === 0) throw new FileRejected(ERR.noFile);
 
     const complete = size <= limit && !cutOff;
     text?.end(complete);
@@ -311,11 +324,11 @@ export async function receiveFile(
     else contentOk = !!sniffed && sniffed.mime === mimeType && sniffed.ext === extension;
     if (!contentOk) throw typeNotAllowed(rules);
 
-    if (!complete) throw badRequest(ERR.fileTooLarge, { maxSize: limit, actualSize: size });
+    if (!complete) throw new FileRejected(ERR.fileTooLarge, { maxSize: limit, actualSize: size });
     return { tempPath, filename, mimeType, extension, category, size };
   } catch (err) {
     await fsp.rm(tempPath, { force: true });
-    if (err instanceof AppError || writeFailed) throw err;
+    if (err instanceof FileRejected || writeFailed) throw err;
     throw malformed();
   }
 }

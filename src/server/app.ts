@@ -11,6 +11,7 @@ import Fastify, {
 } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import pino from 'pino';
+import type { Config } from '../config.js';
 import { connect, type Db } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Services } from '../domain/context.js';
@@ -21,7 +22,6 @@ import { EventHub, type SessionEnd } from '../events/hub.js';
 import { setupEvents } from '../events/setup.js';
 import { DiskFileStore } from '../files/storage.js';
 import { ERR } from '../shared/errors.js';
-import type { Config } from './config.js';
 import { registerAuth } from './plugins/auth.js';
 import { plainSerializer, registerContractChecks } from './plugins/contracts.js';
 import { registerErrorHandler } from './plugins/errors.js';

@@ -1,6 +1,6 @@
 import 'dotenv/config';
+import { ConfigError, loadConfig } from '../config.js';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
 
 /** Starts Docket: validates the configuration, migrates, listens, and shuts down gracefully. */
 export async function serve(): Promise<void> {

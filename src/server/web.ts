@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
 import { ERR } from '../shared/errors.js';
-import type { Config } from './config.js';
 
 /** The app's Content-Security-Policy: nothing inline runs, nothing frames it. */
 export const APP_CSP = [

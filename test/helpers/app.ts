@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { type Config, loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/server/app.js';
-import { type Config, loadConfig } from '../../src/server/config.js';
 
 /** Which database this test run uses: the vitest project sets DOCKET_TEST_DIALECT. */
 export const dialect = (process.env.DOCKET_TEST_DIALECT ?? 'sqlite') as 'sqlite' | 'postgres';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { Config } from '../../src/server/config.js';
+import type { Config } from '../../src/config.js';
 import type { Client } from './factories.js';
 
 /** A file part to upload. */

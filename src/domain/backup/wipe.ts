@@ -1,3 +1,4 @@
+import { removeStoredFiles } from '../../files/uploads.js';
 import { type Services, transact } from '../context.js';
 import { newId, nowIso } from '../ids.js';
 import { hashPassword } from '../passwords.js';
@@ -76,7 +77,7 @@ export async function wipeAllProjects(s: Services & { tabId?: string | null }) {
       emit({ scope: 'all', type: 'database.projects.wiped', data: {} });
       return { counts, files };
     });
-    for (const name of files) await s.files.remove('attachments', name).catch(() => {});
+    await removeStoredFiles(s, 'attachments', files);
     return counts;
   });
 }

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.js';
 import { resolveApiKey, resolveSession } from '../../domain/auth.js';
 import { type Ctx, requestCtx, type Services } from '../../domain/context.js';
 import { AppError } from '../../domain/errors.js';
 import { ERR } from '../../shared/errors.js';
-import type { Config } from '../config.js';
 
 export type AuthLevel = 'public' | 'optional' | 'user' | 'admin';
 

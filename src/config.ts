@@ -1,6 +1,9 @@
+/** The process configuration, read once from the environment (README "Configuration"); every layer may read it. */
 import path from 'node:path';
 import { z } from 'zod';
-import type { PasswordHashing } from '../domain/passwords.js';
+
+/** How new passwords are hashed: `standard` in production, `test` (cheap) in the test suite only. */
+export type PasswordHashing = 'standard' | 'test';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
