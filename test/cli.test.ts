@@ -103,6 +103,13 @@ describe('the docket command line', { timeout: 120_000 }, () => {
     const bad = await docket(inst, ['frobnicate']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('Unknown command: frobnicate');
+    const unknownOption = await docket(inst, ['backup', '--frobnicate']);
+    expect(unknownOption.code).toBe(2);
+    expect(unknownOption.stderr).toContain('Unknown option --frobnicate');
+    const noValue = await docket(inst, ['admin', 'create', 'someone', '--password']);
+    expect(noValue.code).toBe(2);
+    expect(noValue.stderr).toContain('--password needs a value');
+    expect((await docket(inst, ['-h'])).code).toBe(0);
   });
 
   it('migrates a new database, then says it is up to date', async () => {

@@ -1,3 +1,4 @@
+import { parseArgs as parseNodeArgs } from 'node:util';
 import 'dotenv/config';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -49,31 +50,36 @@ class UsageError extends Error {}
 /** The operation could not be done: exit code 1. */
 class Failure extends Error {}
 
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  yes: { type: 'boolean', short: 'y' },
+  password: { type: 'string' },
+  email: { type: 'string' },
+  name: { type: 'string' },
+} as const;
+
 interface Parsed {
   args: string[];
-  flags: Record<string, string | true>;
+  flags: { help?: boolean; yes?: boolean; password?: string; email?: string; name?: string };
 }
 
-const VALUE_FLAGS = new Set(['password', 'email', 'name']);
-
+/** The command line, by node's util.parseArgs; its errors become usage errors in our words. */
 function parseArgs(argv: string[]): Parsed {
-  const args: string[] = [];
-  const flags: Record<string, string | true> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '-h') flags.help = true;
-    else if (a === '-y') flags.yes = true;
-    else if (a.startsWith('--')) {
-      const [name, inline] = a.slice(2).split(/=(.*)/s, 2);
-      if (VALUE_FLAGS.has(name)) {
-        const value = inline ?? argv[++i];
-        if (value === undefined) throw new UsageError(`--${name} needs a value`);
-        flags[name] = value;
-      } else if (name === 'help' || name === 'yes') flags[name] = true;
-      else throw new UsageError(`Unknown option --${name}`);
-    } else args.push(a);
+  try {
+    const { values, positionals } = parseNodeArgs({
+      args: argv,
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    });
+    return { args: positionals, flags: values };
+  } catch (err) {
+    const { code, message } = err as { code?: string; message: string };
+    const option = /'(--?[^' ]+)/.exec(message)?.[1] ?? '';
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`Unknown option ${option}`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new UsageError(`${option} needs a value`);
+    throw new UsageError(message);
   }
-  return { args, flags };
 }
 
 const quietLog: Logger = { info() {}, warn() {}, error() {} };
