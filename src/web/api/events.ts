@@ -1,9 +1,10 @@
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
+import { useLocation } from 'wouter';
 import type { AnyEvent } from '../../shared/events';
 import { removeTicket, upsertTicket } from './cache';
-import { api, TAB_ID, url } from './client';
-import { qk } from './queries';
+import { api, reportSignedOut, TAB_ID, url } from './client';
+import { qk } from './keys';
 import type { FullTicket, Project, Session, Ticket } from './types';
 
 type Handler = (ev: AnyEvent) => void;
@@ -97,6 +98,12 @@ function invalidateTicketDetail(qc: QueryClient, projectId: string, ticketId?: s
 /** Applies one project-stream event to the cache. */
 export function applyProjectEvent(qc: QueryClient, projectId: string, ev: AnyEvent) {
   const d: any = ev.data ?? {};
+  // The reports are computed from the sprints and their tickets.
+  if (ev.type.startsWith('sprint.') || ev.type.startsWith('ticket.')) {
+    qc.invalidateQueries({ queryKey: ['burndown', projectId] });
+    qc.invalidateQueries({ queryKey: qk.velocity(projectId) });
+  }
+  if (ev.type === 'sprint.updated') qc.invalidateQueries({ queryKey: qk.sprintSettings(projectId) });
   switch (ev.type) {
     case 'ticket.created':
     case 'ticket.updated':
@@ -216,4 +223,80 @@ export function useDatabaseEvents(onWiped: () => void, onProjectsWiped: () => vo
     }
     return false;
   };
+}
+
+/**
+ * The live event stream of a project, applied to the cache: every project page (board, backlog,
+ * reports, settings) uses it. A deleted project or a wiped database leaves the page; a resync
+ * refetches everything of the project.
+ */
+export function useProjectEvents(projectId: string | undefined) {
+  const qc = useQueryClient();
+  const [, navigate] = useLocation();
+  const onDatabaseEvent = useDatabaseEvents(
+    () => navigate('/sign-in', { replace: true }),
+    () => navigate('/', { replace: true }),
+  );
+  useEventStream(
+    projectId ? `/api/projects/${projectId}/events` : null,
+    (ev) => {
+      if (!projectId || onDatabaseEvent(ev)) return;
+      if (ev.type === 'project.deleted') {
+        navigate('/', { replace: true });
+        return;
+      }
+      applyProjectEvent(qc, projectId, ev);
+    },
+    () => {
+      if (!projectId) return;
+      for (const key of [
+        qk.tickets(projectId),
+        qk.ticketsOf(projectId),
+        qk.columns(projectId),
+        qk.labels(projectId),
+        qk.members(projectId),
+        qk.sprints(projectId),
+        qk.sprintSettings(projectId),
+      ])
+        qc.invalidateQueries({ queryKey: key });
+    },
+    reportSignedOut,
+  );
+}
+
+/**
+ * The streams every signed-in page follows: the project list (created, renamed, deleted projects,
+ * memberships) and people's profiles (names and avatars shown on boards, tickets and comments).
+ * `currentProjectId` is the project on screen, left when it is deleted.
+ */
+export function useAccountEvents(currentProjectId: string | undefined) {
+  const qc = useQueryClient();
+  const [, navigate] = useLocation();
+  const onDatabaseEvent = useDatabaseEvents(
+    () => navigate('/sign-in', { replace: true }),
+    () => navigate('/', { replace: true }),
+  );
+  useEventStream(
+    '/api/projects/events',
+    (ev) => {
+      if (onDatabaseEvent(ev)) return;
+      if (ev.type === 'project.deleted' && ev.data?.id && ev.data.id === currentProjectId)
+        navigate('/', { replace: true });
+      applyProjectListEvent(qc, ev);
+    },
+    () => qc.invalidateQueries({ queryKey: qk.projects }),
+    reportSignedOut,
+  );
+  // Profile changes (names, avatars) of people shown on boards, tickets and comments.
+  useEventStream(
+    '/api/users/events',
+    (ev) => {
+      if (onDatabaseEvent(ev) || ev.type !== 'user.updated') return;
+      if (ev.data?.id === qc.getQueryData<{ user?: { id: string } }>(qk.session)?.user?.id)
+        qc.invalidateQueries({ queryKey: qk.session });
+      for (const key of ['members', 'ticket', 'comments', 'users']) qc.invalidateQueries({ queryKey: [key] });
+    },
+    () => qc.invalidateQueries({ queryKey: ['members'] }),
+    reportSignedOut,
+  );
 }

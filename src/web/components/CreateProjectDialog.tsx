@@ -2,8 +2,9 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useLocation } from 'wouter';
 import { PALETTE } from '../../shared/limits';
-import { api, errorText } from '../api/client';
-import { qk } from '../api/queries';
+import { errorText } from '../api/client';
+import { qk } from '../api/keys';
+import { createProject } from '../api/projects';
 import type { Project } from '../api/types';
 import { Button, Dialog, Field, Input, Textarea } from './ui';
 
@@ -38,9 +39,11 @@ export function CreateProjectDialog({ onClose }: { onClose: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      const project = await api<Project>('/api/projects', {
-        method: 'POST',
-        body: { name: name.trim(), key: effectiveKey, color, description: description.trim() || undefined },
+      const project = await createProject({
+        name: name.trim(),
+        key: effectiveKey,
+        color,
+        description: description.trim() || undefined,
       });
       qc.setQueryData<Project[]>(qk.projects, (list) =>
         list && !list.some((p) => p.id === project.id)

@@ -1,7 +1,9 @@
 import { type FormEvent, useState } from 'react';
 import { errorText } from '../api/client';
-import { type TicketPatch, useCreateTicket } from '../api/mutations';
-import { useColumns, useMembers, useProjects } from '../api/queries';
+import { useColumns } from '../api/columns';
+import { useMembers } from '../api/members';
+import { useProjects } from '../api/projects';
+import { type TicketPatch, useCreateTicket } from '../api/tickets';
 import { PRIORITIES, type Priority, TICKET_TYPES, type TicketType } from '../api/types';
 import { useToast } from './toast';
 import { Button, Dialog, Field, Input, Select, Textarea } from './ui';

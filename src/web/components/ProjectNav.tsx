@@ -1,10 +1,9 @@
 import { useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { Link, useLocation } from 'wouter';
+import { Link } from 'wouter';
 import { errorText } from '../api/client';
-import { applyProjectEvent, useDatabaseEvents, useEventStream } from '../api/events';
-import { qk2 } from '../api/part2';
-import { qk, useProject } from '../api/queries';
+import { useProjectEvents } from '../api/events';
+import { useProject } from '../api/projects';
 import type { Project } from '../api/types';
 import { ColorDot, ErrorState, Skeleton } from './ui';
 
@@ -34,48 +33,6 @@ export function ProjectTabs({ project, current }: { project: Project; current: P
   );
 }
 
-/** The live event stream of a project, applied to the cache (the same handling as the board). */
-export function useProjectLive(projectId: string | undefined) {
-  const qc = useQueryClient();
-  const [, navigate] = useLocation();
-  const onDatabaseEvent = useDatabaseEvents(
-    () => navigate('/sign-in', { replace: true }),
-    () => navigate('/', { replace: true }),
-  );
-  useEventStream(
-    projectId ? `/api/projects/${projectId}/events` : null,
-    (ev) => {
-      if (!projectId || onDatabaseEvent(ev)) return;
-      if (ev.type === 'project.deleted') {
-        navigate('/', { replace: true });
-        return;
-      }
-      applyProjectEvent(qc, projectId, ev);
-      if (ev.type.startsWith('sprint.') || ev.type.startsWith('ticket.')) {
-        qc.invalidateQueries({ queryKey: ['burndown', projectId] });
-        qc.invalidateQueries({ queryKey: qk2.velocity(projectId) });
-      }
-      if (ev.type === 'sprint.updated') qc.invalidateQueries({ queryKey: qk2.sprintSettings(projectId) });
-    },
-    () => {
-      if (!projectId) return;
-      for (const key of [
-        qk.tickets(projectId),
-        qk.columns(projectId),
-        qk.labels(projectId),
-        qk.members(projectId),
-        qk.sprints(projectId),
-        qk2.sprintSettings(projectId),
-      ])
-        qc.invalidateQueries({ queryKey: key });
-    },
-    () => {
-      qc.clear();
-      qc.setQueryData(qk.session, {});
-    },
-  );
-}
-
 /**
  * The frame of a project page: the project's name, the tabs, optional actions, then the page, which
  * gets the loaded project. Keeps the project's data live.
@@ -93,7 +50,7 @@ export function ProjectFrame({
 }) {
   const qc = useQueryClient();
   const project = useProject(projectKey, qc);
-  useProjectLive(project.data?.id);
+  useProjectEvents(project.data?.id);
   if (project.isError)
     return <ErrorState message={errorText(project.error)} onRetry={() => project.refetch()} />;
   const p = project.data;

@@ -1,10 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import { api, reportSignedOut } from '../api/client';
-import { applyProjectListEvent, useDatabaseEvents, useEventStream } from '../api/events';
-import type { TicketPatch } from '../api/mutations';
-import { qk, useProjects, useSession } from '../api/queries';
+import { useAccountEvents } from '../api/events';
+import { qk } from '../api/keys';
+import { useProjects } from '../api/projects';
+import { useSession } from '../api/session';
+import type { TicketPatch } from '../api/tickets';
 import type { Project } from '../api/types';
 import { useEscape, useShortcut } from '../hooks/shortcuts';
 import { setTheme, type ThemeChoice, useTheme } from '../hooks/theme';
@@ -206,7 +207,7 @@ export function Shell({ children }: { children: ReactNode }) {
 
   const signOut = useCallback(async () => {
     try {
-      await api('/api/auth/signout', { method: 'POST', body: {} });
+      await signOut();
     } catch {
       // Signed out already: go on to the sign-in page.
     }
@@ -250,33 +251,7 @@ export function Shell({ children }: { children: ReactNode }) {
   });
   useEscape(() => setMobileNav(false), mobileNav);
 
-  const onDatabaseEvent = useDatabaseEvents(
-    () => navigate('/sign-in', { replace: true }),
-    () => navigate('/', { replace: true }),
-  );
-  useEventStream(
-    '/api/projects/events',
-    (ev) => {
-      if (onDatabaseEvent(ev)) return;
-      if (ev.type === 'project.deleted' && ev.data?.id && ev.data.id === currentProject?.id)
-        navigate('/', { replace: true });
-      applyProjectListEvent(qc, ev);
-    },
-    () => qc.invalidateQueries({ queryKey: qk.projects }),
-    reportSignedOut,
-  );
-  // Profile changes (names, avatars) of people shown on boards, tickets and comments.
-  useEventStream(
-    '/api/users/events',
-    (ev) => {
-      if (onDatabaseEvent(ev) || ev.type !== 'user.updated') return;
-      if (ev.data?.id === qc.getQueryData<{ user?: { id: string } }>(qk.session)?.user?.id)
-        qc.invalidateQueries({ queryKey: qk.session });
-      for (const key of ['members', 'ticket', 'comments', 'users']) qc.invalidateQueries({ queryKey: [key] });
-    },
-    () => qc.invalidateQueries({ queryKey: ['members'] }),
-    reportSignedOut,
-  );
+  useAccountEvents(currentProject?.id);
 
   return (
     <ShellContext.Provider value={shell}>

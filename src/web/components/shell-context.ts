@@ -1,5 +1,5 @@
 import { createContext, useContext } from 'react';
-import type { TicketPatch } from '../api/mutations';
+import type { TicketPatch } from '../api/tickets';
 
 export interface ShellApi {
   openPalette: () => void;

@@ -1,6 +1,6 @@
 import { Link } from 'wouter';
 import { errorText } from '../api/client';
-import { useSession } from '../api/queries';
+import { useSession } from '../api/session';
 import { AdminDatabase } from '../components/admin/AdminDatabase';
 import { AdminSettings } from '../components/admin/AdminSettings';
 import { AdminUsers } from '../components/admin/AdminUsers';

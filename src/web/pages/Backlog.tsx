@@ -17,9 +17,12 @@ import {
 } from '@dnd-kit/core';
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import { errorText } from '../api/client';
-import { useUpdateTicket } from '../api/mutations';
-import { type SprintFull, shortDate, sumPoints, useSprintSettings, useSprintsFull } from '../api/part2';
-import { useColumns, useLabels, useMembers, useTickets } from '../api/queries';
+import { useColumns } from '../api/columns';
+import { useLabels } from '../api/labels';
+import { useMembers } from '../api/members';
+import { useSprintActions, useSprintSettings, useSprints } from '../api/sprints';
+import { useTickets, useUpdateTicket } from '../api/tickets';
+import type { SprintFull } from '../api/types';
 import { type Label, type Member, PRIORITIES, type Project, type Ticket } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { PlusIcon, PriorityIcon, TypeIcon } from '../components/icons';
@@ -33,7 +36,6 @@ import {
   SprintFormDialog,
   StartSprintDialog,
 } from '../components/sprint/SprintDialogs';
-import { useSprintActions } from '../components/sprint/sprintActions';
 import {
   anyTicketFilter,
   matchesTicketFilters,
@@ -44,6 +46,7 @@ import {
 } from '../components/TicketFilters';
 import { useToast } from '../components/toast';
 import { Avatar, Button, EmptyState, ErrorState, LabelChip, Skeleton } from '../components/ui';
+import { shortDate, sumPoints } from '../lib/dates';
 import { TicketDrawer } from './ticket';
 
 /** The backlog: tickets without a sprint, and the open sprints as sections to plan and run. */
@@ -131,7 +134,7 @@ function Backlog({
   const columns = useColumns(project.id);
   const members = useMembers(project.id);
   const labels = useLabels(project.id);
-  const sprints = useSprintsFull(project.id);
+  const sprints = useSprints(project.id);
   const settings = useSprintSettings(project.id);
   const actions = useSprintActions(project.id);
   const update = useUpdateTicket(project.id);

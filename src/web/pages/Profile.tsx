@@ -2,11 +2,21 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type PointerEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { PASSWORD_RULES } from '../../shared/accounts';
-import { api, BASE_PATH, errorText } from '../api/client';
-import { type KeyStatus, type Me, qk2, useKeyStatus, useMe } from '../api/part2';
-import { qk } from '../api/queries';
-import type { Session } from '../api/types';
-import { uploadFile } from '../api/upload';
+import { BASE_PATH, errorText } from '../api/client';
+import { qk } from '../api/keys';
+import {
+  changeMyEmail,
+  changeMyPassword,
+  createApiKey,
+  deleteMyAccount,
+  removeMyAvatar,
+  revokeApiKey,
+  updateMyName,
+  uploadAvatar,
+  useKeyStatus,
+  useMe,
+} from '../api/me';
+import type { KeyStatus, Me, Session } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { FormError, Section } from '../components/ProjectNav';
 import { fullTime, relativeTime } from '../components/time';
@@ -19,7 +29,7 @@ import { PageHeader } from './projects';
 function useSyncMe() {
   const qc = useQueryClient();
   return (me: Partial<Me>) => {
-    qc.setQueryData<Me>(qk2.me, (m) => (m ? { ...m, ...me } : m));
+    qc.setQueryData<Me>(qk.me, (m) => (m ? { ...m, ...me } : m));
     qc.setQueryData<Session>(qk.session, (s) => (s?.user ? { ...s, user: { ...s.user, ...me } } : s));
   };
 }
@@ -63,7 +73,7 @@ function NameSection({ me }: { me: Me }) {
     setBusy(true);
     setError(null);
     try {
-      const saved = await api<Me>('/api/me', { method: 'PATCH', body: { name: name.trim() || null } });
+      const saved = await updateMyName(name.trim() || null);
       sync(saved);
       toast.show('Name saved', 'success');
     } catch (err) {
@@ -113,7 +123,7 @@ function AvatarSection({ me }: { me: Me }) {
     setBusy(true);
     setError(null);
     try {
-      await api('/api/me/avatar', { method: 'DELETE' });
+      await removeMyAvatar();
       sync({ avatar: null });
       toast.show('Avatar removed', 'success');
     } catch (err) {
@@ -236,7 +246,7 @@ function CropDialog({
       const blob = await new Promise<Blob | null>((r) => canvas.toBlob(r, 'image/png'));
       if (!blob) throw new Error('The image could not be cropped.');
       const cropped = new File([blob], 'avatar.png', { type: 'image/png' });
-      const res = await uploadFile<{ avatar: string | null }>('/api/me/avatar', cropped, setProgress);
+      const res = await uploadAvatar(cropped, setProgress);
       onSaved(res.avatar);
       onClose();
     } catch (err) {
@@ -323,10 +333,7 @@ function EmailSection({ me }: { me: Me }) {
     setBusy(true);
     setError(null);
     try {
-      const saved = await api<Me>('/api/me/email', {
-        method: 'PATCH',
-        body: { email: email.trim(), password },
-      });
+      const saved = await changeMyEmail(email.trim(), password);
       sync(saved);
       setPassword('');
       toast.show('E-mail address changed', 'success');
@@ -392,10 +399,7 @@ function PasswordSection() {
     setBusy(true);
     setError(null);
     try {
-      await api('/api/me/password', {
-        method: 'PATCH',
-        body: { currentPassword: current, newPassword: next },
-      });
+      await changeMyPassword(current, next);
       setCurrent('');
       setNext('');
       setAgain('');
@@ -525,17 +529,17 @@ function ApiKeySection() {
   const create = async () => {
     setError(null);
     try {
-      const res = await api<{ apiKey: string; createdAt: string }>('/api/me/mcp-key', { method: 'POST' });
+      const res = await createApiKey();
       setCreated(res.apiKey);
-      qc.setQueryData<KeyStatus>(qk2.keyStatus, { hasKey: true, createdAt: res.createdAt, lastUsedAt: null });
+      qc.setQueryData<KeyStatus>(qk.keyStatus, { hasKey: true, createdAt: res.createdAt, lastUsedAt: null });
     } catch (err) {
       setError(errorText(err));
     }
   };
   const revoke = async () => {
-    await api('/api/me/mcp-key', { method: 'DELETE' });
+    await revokeApiKey();
     setCreated(null);
-    qc.setQueryData<KeyStatus>(qk2.keyStatus, { hasKey: false, createdAt: null, lastUsedAt: null });
+    qc.setQueryData<KeyStatus>(qk.keyStatus, { hasKey: false, createdAt: null, lastUsedAt: null });
     toast.show('API key revoked', 'success');
   };
   const s = status.data;
@@ -658,10 +662,7 @@ function DeleteAccountSection() {
           typeText="delete my account"
           onClose={() => setOpen(false)}
           onConfirm={async (password) => {
-            await api('/api/me/account', {
-              method: 'DELETE',
-              body: { password, confirmation: 'delete my account' },
-            });
+            await deleteMyAccount(password, 'delete my account');
             qc.clear();
             qc.setQueryData(qk.session, {});
             navigate('/sign-in', { replace: true });

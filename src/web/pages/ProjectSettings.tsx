@@ -20,10 +20,17 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { PALETTE } from '../../shared/limits';
-import { api, enc, errorText } from '../api/client';
-import { qk2, type SprintSettings, sprintPath, useSprintSettings } from '../api/part2';
-import { qk, useColumns, useLabels, useMembers, useSession, useTickets, useUserSearch } from '../api/queries';
-import type { Column, Label, Member, Project } from '../api/types';
+import { enc, errorText } from '../api/client';
+import { createColumn, deleteColumn, updateColumn, useColumns } from '../api/columns';
+import { qk } from '../api/keys';
+import { createLabel, deleteLabel, updateLabel, useLabels } from '../api/labels';
+import { addMember, changeMemberRole, removeMember, useMembers } from '../api/members';
+import { deleteProject, updateProject } from '../api/projects';
+import { useSession } from '../api/session';
+import { saveSprintSettings, useSprintSettings } from '../api/sprints';
+import { useTickets } from '../api/tickets';
+import type { Column, Label, Member, Project, SprintSettings } from '../api/types';
+import { useUserSearch } from '../api/users';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { FormError, ProjectFrame, Section } from '../components/ProjectNav';
 import { useToast } from '../components/toast';
@@ -44,7 +51,7 @@ export function useMyRole(project: Project): { role: Role | null; userId: string
   };
 }
 
-const p = (projectId: string, rest: string) => `/api/projects/${enc(projectId)}${rest}`;
+const _p = (projectId: string, rest: string) => `/api/projects/${enc(projectId)}${rest}`;
 
 export function ProjectSettingsPage({ projectKey }: { projectKey: string }) {
   return (
@@ -97,9 +104,10 @@ function GeneralSection({ project, canEdit }: { project: Project; canEdit: boole
     setBusy(true);
     setError(null);
     try {
-      const saved = await api<Project>(p(project.id, ''), {
-        method: 'PATCH',
-        body: { name: name.trim(), description: description.trim() || null, color },
+      const saved = await updateProject(project.id, {
+        name: name.trim(),
+        description: description.trim() || null,
+        color,
       });
       qc.setQueryData<Project[]>(qk.projects, (list) =>
         list
@@ -219,10 +227,7 @@ function ColumnsSection({ project, canEdit }: { project: Project; canEdit: boole
     e.preventDefault();
     setError(null);
     try {
-      const created = await api<Column>(p(project.id, '/columns'), {
-        method: 'POST',
-        body: { name: newName.trim() },
-      });
+      const created = await createColumn(project.id, newName.trim());
       qc.setQueryData<Column[]>(qk.columns(project.id), (l) => (l ? [...l, created] : l));
       setNewName('');
     } catch (err) {
@@ -236,7 +241,7 @@ function ColumnsSection({ project, canEdit }: { project: Project; canEdit: boole
       l?.map((x) => (x.id === c.id ? { ...x, name: name.trim() } : x)),
     );
     try {
-      await api(p(project.id, `/columns/${enc(c.id)}`), { method: 'PATCH', body: { name: name.trim() } });
+      await updateColumn(project.id, c.id, { name: name.trim() });
     } catch (err) {
       setError(errorText(err));
       refresh();
@@ -249,10 +254,7 @@ function ColumnsSection({ project, canEdit }: { project: Project; canEdit: boole
     const moved = arrayMove(list, from, to).map((c, i) => ({ ...c, order: i }));
     qc.setQueryData(qk.columns(project.id), moved);
     try {
-      await api(p(project.id, `/columns/${enc(String(e.active.id))}`), {
-        method: 'PATCH',
-        body: { order: to },
-      });
+      await updateColumn(project.id, String(e.active.id), { order: to });
     } catch (err) {
       toast.error(`Could not move the column: ${errorText(err)}`);
       refresh();
@@ -451,10 +453,7 @@ function DeleteColumnDialog({
     setBusy(true);
     setError(null);
     try {
-      await api(p(project.id, `/columns/${enc(column.id)}`), {
-        method: 'DELETE',
-        body: count !== 0 ? { moveTicketsTo: target } : {},
-      });
+      await deleteColumn(project.id, column.id, count !== 0 ? target : undefined);
       qc.invalidateQueries({ queryKey: qk.columns(project.id) });
       qc.invalidateQueries({ queryKey: qk.tickets(project.id) });
       onClose();
@@ -524,7 +523,7 @@ function MembersSection({
       return;
     }
     try {
-      await api(p(project.id, `/members/${enc(m.id)}`), { method: 'PATCH', body: { role: next } });
+      await changeMemberRole(project.id, m.id, next);
     } catch (err) {
       setError(errorText(err));
     }
@@ -611,10 +610,7 @@ function MembersSection({
           danger={false}
           onClose={() => setHandingOver(null)}
           onConfirm={async () => {
-            await api(p(project.id, `/members/${enc(handingOver.id)}`), {
-              method: 'PATCH',
-              body: { role: 'owner' },
-            });
+            await changeMemberRole(project.id, handingOver.id, 'owner');
             refresh();
           }}
         >
@@ -628,7 +624,7 @@ function MembersSection({
           confirmLabel={removing.userId === userId ? 'Leave project' : 'Remove member'}
           onClose={() => setRemoving(null)}
           onConfirm={async () => {
-            await api(p(project.id, `/members/${enc(removing.id)}`), { method: 'DELETE' });
+            await removeMember(project.id, removing.id);
             if (removing.userId === userId) {
               qc.setQueryData<Project[]>(qk.projects, (l) => l?.filter((x) => x.id !== project.id));
               navigate('/', { replace: true });
@@ -668,7 +664,7 @@ function AddMember({
   const add = async (userId: string) => {
     setError(null);
     try {
-      await api(p(project.id, '/members'), { method: 'POST', body: { userId, role } });
+      await addMember(project.id, userId, role);
       setSearch('');
       qc.invalidateQueries({ queryKey: qk.members(project.id) });
     } catch (err) {
@@ -737,7 +733,7 @@ function LabelsSection({ project }: { project: Project }) {
     e.preventDefault();
     setError(null);
     try {
-      await api(p(project.id, '/labels'), { method: 'POST', body: { name: name.trim(), color } });
+      await createLabel(project.id, { name: name.trim(), color });
       setName('');
       setColor(PALETTE[Math.floor(Math.random() * PALETTE.length)]);
       refresh();
@@ -751,7 +747,7 @@ function LabelsSection({ project }: { project: Project }) {
       list?.map((x) => (x.id === l.id ? { ...x, ...patch } : x)),
     );
     try {
-      await api(p(project.id, `/labels/${enc(l.id)}`), { method: 'PATCH', body: patch });
+      await updateLabel(project.id, l.id, patch);
     } catch (err) {
       setError(errorText(err));
     }
@@ -798,7 +794,7 @@ function LabelsSection({ project }: { project: Project }) {
           confirmLabel="Delete label"
           onClose={() => setDeleting(null)}
           onConfirm={async () => {
-            await api(p(project.id, `/labels/${enc(deleting.id)}`), { method: 'DELETE' });
+            await deleteLabel(project.id, deleting.id);
             refresh();
           }}
         >
@@ -866,11 +862,8 @@ function SprintSettingsSection({ project, canEdit }: { project: Project; canEdit
     if (!draft) return;
     setError(null);
     try {
-      const saved = await api<SprintSettings>(sprintPath(project.id, '/settings'), {
-        method: 'PATCH',
-        body: draft,
-      });
-      qc.setQueryData(qk2.sprintSettings(project.id), saved);
+      const saved = await saveSprintSettings(project.id, draft);
+      qc.setQueryData(qk.sprintSettings(project.id), saved);
       toast.show('Sprint settings saved', 'success');
     } catch (err) {
       setError(errorText(err));
@@ -974,7 +967,7 @@ function DeleteProjectSection({ project }: { project: Project }) {
           typeText={project.key}
           onClose={() => setOpen(false)}
           onConfirm={async () => {
-            await api(p(project.id, ''), { method: 'DELETE' });
+            await deleteProject(project.id);
             qc.setQueryData<Project[]>(qk.projects, (l) => l?.filter((x) => x.id !== project.id));
             qc.removeQueries({ queryKey: ['project'] });
             navigate('/', { replace: true });

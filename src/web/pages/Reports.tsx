@@ -15,19 +15,11 @@ import {
 } from 'recharts';
 import { Link, useLocation, useSearch } from 'wouter';
 import { errorText } from '../api/client';
-import {
-  type Burndown,
-  dayOf,
-  type SprintFull,
-  shortDate,
-  useBurndown,
-  useSprintsFull,
-  useVelocity,
-  type Velocity,
-} from '../api/part2';
-import type { Project } from '../api/types';
+import { useBurndown, useSprints, useVelocity } from '../api/sprints';
+import type { Burndown, Project, SprintFull, Velocity } from '../api/types';
 import { ProjectFrame, Section } from '../components/ProjectNav';
 import { Button, EmptyState, ErrorState, Field, Select, Skeleton } from '../components/ui';
+import { dayOf, shortDate } from '../lib/dates';
 
 /**
  * Sprint reports: the burndown of one sprint (the active one by default, else the latest completed)
@@ -72,7 +64,7 @@ export function defaultSprint(list: SprintFull[]): SprintFull | undefined {
 }
 
 function ReportsBody({ project }: { project: Project }) {
-  const sprints = useSprintsFull(project.id);
+  const sprints = useSprints(project.id);
   const search = useSearch();
   const [, navigate] = useLocation();
   const requested = new URLSearchParams(search).get('sprint');

@@ -2,8 +2,9 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { PASSWORD_RULES } from '../../shared/accounts';
-import { api, errorText } from '../api/client';
-import { qk } from '../api/queries';
+import { errorText } from '../api/client';
+import { qk } from '../api/keys';
+import { fetchSession, register, signIn } from '../api/session';
 import { Button, Field, Input } from '../components/ui';
 
 /** The path to return to after signing in: only a path on this site. */
@@ -35,14 +36,6 @@ function AuthFrame({ title, children, footer }: { title: string; children: React
   );
 }
 
-async function signIn(username: string, password: string) {
-  await api('/api/auth/callback/credentials', {
-    method: 'POST',
-    body: { username, password },
-    quiet401: true,
-  });
-}
-
 export function SignInPage() {
   const qc = useQueryClient();
   const search = useSearch();
@@ -60,7 +53,7 @@ export function SignInPage() {
     try {
       await signIn(username, password);
       qc.clear();
-      await qc.fetchQuery({ queryKey: qk.session, queryFn: () => api('/api/auth/session') });
+      await qc.fetchQuery({ queryKey: qk.session, queryFn: fetchSession });
       navigate(nextPath(search), { replace: true });
     } catch (err) {
       setError(errorText(err));
@@ -161,18 +154,15 @@ export function RegisterPage() {
     setBusy(true);
     setError(null);
     try {
-      await api('/api/auth/register', {
-        method: 'POST',
-        body: {
-          username: form.username,
-          password: form.password,
-          email: form.email || undefined,
-          name: form.name || undefined,
-        },
+      await register({
+        username: form.username,
+        password: form.password,
+        email: form.email || undefined,
+        name: form.name || undefined,
       });
       await signIn(form.username, form.password);
       qc.clear();
-      await qc.fetchQuery({ queryKey: qk.session, queryFn: () => api('/api/auth/session') });
+      await qc.fetchQuery({ queryKey: qk.session, queryFn: fetchSession });
       navigate(nextPath(search), { replace: true });
     } catch (err) {
       setError(errorText(err));

@@ -34,19 +34,14 @@ import {
 } from 'react';
 import { useLocation } from 'wouter';
 import { columnTickets } from '../api/cache';
-import { errorText, reportSignedOut } from '../api/client';
-import { applyProjectEvent, useDatabaseEvents, useEventStream } from '../api/events';
-import { useCreateTicket, useUpdateTicket } from '../api/mutations';
-import {
-  qk,
-  useColumns,
-  useLabels,
-  useMembers,
-  useProject,
-  useProjects,
-  useSprints,
-  useTickets,
-} from '../api/queries';
+import { errorText } from '../api/client';
+import { useColumns } from '../api/columns';
+import { useProjectEvents } from '../api/events';
+import { useLabels } from '../api/labels';
+import { useMembers } from '../api/members';
+import { useProject, useProjects } from '../api/projects';
+import { useSprints } from '../api/sprints';
+import { useCreateTicket, useTickets, useUpdateTicket } from '../api/tickets';
 import type { Column, Label, Member, Project, Sprint, Ticket } from '../api/types';
 import { PlusIcon } from '../components/icons';
 import { MenuItem, Popover } from '../components/Popover';
@@ -83,34 +78,7 @@ export function ProjectPage({ projectKey, ticketRef }: { projectKey: string; tic
   const [, navigate] = useLocation();
   const project = useProject(projectKey, qc);
   const projectId = project.data?.id;
-  const onDatabaseEvent = useDatabaseEvents(
-    () => navigate('/sign-in', { replace: true }),
-    () => navigate('/', { replace: true }),
-  );
-  useEventStream(
-    projectId ? `/api/projects/${projectId}/events` : null,
-    (ev) => {
-      if (!projectId || onDatabaseEvent(ev)) return;
-      if (ev.type === 'project.deleted') {
-        navigate('/', { replace: true });
-        return;
-      }
-      applyProjectEvent(qc, projectId, ev);
-    },
-    () => {
-      if (!projectId) return;
-      for (const key of [
-        qk.tickets(projectId),
-        qk.columns(projectId),
-        qk.labels(projectId),
-        qk.members(projectId),
-        qk.sprints(projectId),
-      ])
-        qc.invalidateQueries({ queryKey: key });
-      qc.invalidateQueries({ queryKey: ['ticket', projectId] });
-    },
-    reportSignedOut,
-  );
+  useProjectEvents(projectId);
 
   if (project.isError) {
     return <ErrorState message={errorText(project.error)} onRetry={() => project.refetch()} />;

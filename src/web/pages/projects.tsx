@@ -1,6 +1,6 @@
 import { Link } from 'wouter';
 import { errorText } from '../api/client';
-import { useProjects } from '../api/queries';
+import { useProjects } from '../api/projects';
 import { PlusIcon } from '../components/icons';
 import { useShell } from '../components/shell-context';
 import { Button, ColorDot, EmptyState, ErrorState, Skeleton } from '../components/ui';

@@ -3,21 +3,24 @@ import { type DragEvent, type ReactNode, useEffect, useMemo, useRef, useState } 
 import { createPortal } from 'react-dom';
 import { Link } from 'wouter';
 import { LIMITS } from '../../shared/limits';
-import { api, enc, errorText, url } from '../api/client';
-import { type TicketPatch, useCreateTicket, useDeleteTicket, useUpdateTicket } from '../api/mutations';
+import { deleteAttachment, uploadAttachment, useAttachments } from '../api/attachments';
+import { errorText, url } from '../api/client';
+import { useColumns } from '../api/columns';
+import { addComment, deleteComment, editComment, useComments } from '../api/comments';
+import { qk } from '../api/keys';
+import { createLabel, useLabels } from '../api/labels';
+import { createLink, deleteLink, useHistory } from '../api/links';
+import { useMembers } from '../api/members';
+import { useSession } from '../api/session';
+import { useSprints } from '../api/sprints';
 import {
-  qk,
-  useAttachments,
-  useColumns,
-  useComments,
-  useHistory,
-  useLabels,
-  useMembers,
-  useSession,
-  useSprints,
+  type TicketPatch,
+  useCreateTicket,
+  useDeleteTicket,
   useTicket,
   useTickets,
-} from '../api/queries';
+  useUpdateTicket,
+} from '../api/tickets';
 import {
   type Attachment,
   type Comment,
@@ -32,7 +35,7 @@ import {
   TICKET_TYPES,
   type Ticket,
 } from '../api/types';
-import { formatBytes, uploadFile } from '../api/upload';
+import { formatBytes } from '../api/upload';
 import { TypeIcon } from '../components/icons';
 import { Markdown } from '../components/Markdown';
 import { Popover } from '../components/Popover';
@@ -545,10 +548,7 @@ function Links({ project, ticket }: { project: Project; ticket: FullTicket }) {
   const add = async (target: string) => {
     setBusy(true);
     try {
-      await api(`/api/projects/${enc(project.id)}/tickets/${enc(ticket.id)}/links`, {
-        method: 'POST',
-        body: { targetTicketId: target, linkType },
-      });
+      await createLink(project.id, ticket.id, target, linkType);
       setQuery('');
       setAdding(false);
       refresh();
@@ -560,9 +560,7 @@ function Links({ project, ticket }: { project: Project; ticket: FullTicket }) {
   };
   const remove = async (linkId: string) => {
     try {
-      await api(`/api/projects/${enc(project.id)}/tickets/${enc(ticket.id)}/links/${enc(linkId)}`, {
-        method: 'DELETE',
-      });
+      await deleteLink(project.id, ticket.id, linkId);
       refresh();
     } catch (err) {
       toast.error(`Could not remove the link: ${errorText(err)}`);
@@ -695,13 +693,12 @@ function Attachments({
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [confirm, setConfirm] = useState<Attachment | null>(null);
   const input = useRef<HTMLInputElement>(null);
-  const base = `/api/projects/${enc(project.id)}/tickets/${enc(ticket.id)}/attachments`;
 
   const start = (files: FileList | File[]) => {
     for (const file of Array.from(files)) {
       const id = uploadSeq++;
       setUploads((u) => [...u, { id, name: file.name, progress: 0 }]);
-      uploadFile<Attachment>(base, file, (p) =>
+      uploadAttachment(project.id, ticket.id, file, (p) =>
         setUploads((u) => u.map((x) => (x.id === id ? { ...x, progress: p } : x))),
       )
         .then(() => {
@@ -716,7 +713,7 @@ function Attachments({
   const remove = async (a: Attachment) => {
     setConfirm(null);
     try {
-      await api(`${base}/${enc(a.id)}`, { method: 'DELETE' });
+      await deleteAttachment(project.id, ticket.id, a.id);
       qc.invalidateQueries({ queryKey: qk.attachments(ticket.id) });
     } catch (err) {
       toast.error(`Could not delete ${a.filename}: ${errorText(err)}`);
@@ -882,7 +879,6 @@ function Comments({ project, ticket }: { project: Project; ticket: FullTicket })
   const myRole = members.data?.find((m) => m.userId === me?.id)?.role;
   const canModerate = me?.isSystemAdmin || myRole === 'owner' || myRole === 'admin';
   const [editing, setEditing] = useState<string | null>(null);
-  const base = `/api/projects/${enc(project.id)}/tickets/${enc(ticket.id)}/comments`;
   const refresh = () => {
     qc.invalidateQueries({ queryKey: qk.comments(ticket.id) });
     qc.invalidateQueries({ queryKey: qk.ticket(project.id, ticket.key) });
@@ -890,7 +886,7 @@ function Comments({ project, ticket }: { project: Project; ticket: FullTicket })
 
   const post = async (content: string) => {
     try {
-      const created = await api<Comment>(base, { method: 'POST', body: { content } });
+      const created = await addComment(project.id, ticket.id, content);
       qc.setQueryData<Comment[]>(qk.comments(ticket.id), (list) => (list ? [...list, created] : [created]));
       refresh();
     } catch (err) {
@@ -900,7 +896,7 @@ function Comments({ project, ticket }: { project: Project; ticket: FullTicket })
   };
   const edit = async (c: Comment, content: string) => {
     try {
-      await api(`${base}/${enc(c.id)}`, { method: 'PATCH', body: { content } });
+      await editComment(project.id, ticket.id, c.id, content);
       setEditing(null);
       refresh();
     } catch (err) {
@@ -910,7 +906,7 @@ function Comments({ project, ticket }: { project: Project; ticket: FullTicket })
   const remove = async (c: Comment) => {
     if (!window.confirm('Delete this comment?')) return;
     try {
-      await api(`${base}/${enc(c.id)}`, { method: 'DELETE' });
+      await deleteComment(project.id, ticket.id, c.id);
       qc.setQueryData<Comment[]>(qk.comments(ticket.id), (list) => list?.filter((x) => x.id !== c.id));
       refresh();
     } catch (err) {
@@ -1265,10 +1261,7 @@ function LabelPicker({
     const name = query.trim();
     if (!name) return;
     try {
-      const label = await api<Label>(`/api/projects/${enc(project.id)}/labels`, {
-        method: 'POST',
-        body: { name },
-      });
+      const label = await createLabel(project.id, { name });
       qc.setQueryData<Label[]>(qk.labels(project.id), (list) =>
         [...(list ?? []), label].sort((a, b) => a.name.localeCompare(b.name)),
       );

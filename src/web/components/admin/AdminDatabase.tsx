@@ -2,9 +2,10 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { WIPE_CONFIRMATION } from '../../../shared/database-admin';
-import { ApiError, api, errorText, TAB_ID, url } from '../../api/client';
-import { qk } from '../../api/queries';
-import { formatBytes, uploadFile } from '../../api/upload';
+import { exportBackup, importBackup, wipeDatabase, wipeProjects } from '../../api/admin';
+import { errorText } from '../../api/client';
+import { qk } from '../../api/keys';
+import { formatBytes } from '../../api/upload';
 import { ConfirmDialog } from '../ConfirmDialog';
 import { FormError, Section } from '../ProjectNav';
 import { useToast } from '../toast';
@@ -19,20 +20,6 @@ export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 
 
 /** Larger backups are not read in the browser for a preview; the server still checks them in full. */
 const PREVIEW_MAX_BYTES = 256 * 1024 * 1024;
-
-async function errorOf(res: Response): Promise<ApiError> {
-  let body: Record<string, unknown> = {};
-  try {
-    body = await res.json();
-  } catch {
-    // not JSON: the status says enough
-  }
-  return new ApiError(
-    res.status,
-    typeof body.error === 'string' ? body.error : `Request failed (${res.status})`,
-    body,
-  );
-}
 
 /** The file name the server gives in Content-Disposition, or a dated default. */
 function fileNameOf(res: Response) {
@@ -97,20 +84,7 @@ function ExportSection() {
     abort.current = ctrl;
     setState({ phase: 'running', received: 0, total: null });
     try {
-      let res: Response;
-      try {
-        res = await fetch(url('/api/admin/database/export'), {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Tab-Id': TAB_ID },
-          body: JSON.stringify({ confirmPassword: password }),
-          credentials: 'same-origin',
-          signal: ctrl.signal,
-        });
-      } catch (err) {
-        if ((err as Error).name === 'AbortError') throw err;
-        throw new ApiError(0, 'Cannot reach the server. Check your connection and try again.');
-      }
-      if (!res.ok || !res.body) throw await errorOf(res);
+      const res = await exportBackup(password, ctrl.signal);
       const total = Number(res.headers.get('Content-Length')) || null;
       const name = fileNameOf(res);
       const reader = res.body.getReader();
@@ -251,13 +225,7 @@ function ImportSection() {
     if (!file) return;
     setProgress(0);
     try {
-      const res = await uploadFile<{ success: boolean; imported: Record<string, number> }>(
-        '/api/admin/database/import',
-        file,
-        setProgress,
-        undefined,
-        { confirmPassword },
-      );
+      const res = await importBackup(file, confirmPassword, setProgress);
       const c = res.imported;
       showLastingNotice('Backup imported', (close) => (
         <>
@@ -388,10 +356,7 @@ function WipeProjectsSection() {
           typeText={WIPE_PROJECTS_CONFIRMATION}
           onClose={() => setOpen(false)}
           onConfirm={async (confirmPassword) => {
-            const res = await api<{ wiped: { projects: number; tickets: number; sprints: number } }>(
-              '/api/admin/database/wipe-projects',
-              { method: 'POST', body: { confirmPassword } },
-            );
+            const res = await wipeProjects(confirmPassword);
             const w = res.wiped;
             toast.show(
               `Deleted ${count(w.projects, 'project')}, ${count(w.tickets, 'ticket')} and ${count(w.sprints, 'sprint')}`,
@@ -428,10 +393,7 @@ function WipeAllSection() {
           typeText={WIPE_CONFIRMATION}
           onClose={() => setOpen(false)}
           onConfirm={async (confirmPassword) => {
-            const res = await api<{ newAdminCredentials: { username: string; temporaryPassword: string } }>(
-              '/api/admin/database/wipe',
-              { method: 'POST', body: { confirmPassword, confirmation: WIPE_CONFIRMATION } },
-            );
+            const res = await wipeDatabase(confirmPassword, WIPE_CONFIRMATION);
             const cred = res.newAdminCredentials;
             showLastingNotice('All data wiped', (close) => (
               <Credentials username={cred.username} password={cred.temporaryPassword} onDone={close} />

@@ -1,8 +1,10 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { DEFAULT_SETTINGS } from '../../../shared/limits';
-import { ApiError, api, errorText } from '../../api/client';
-import { qk2, type SystemSettings, useAdminSettings } from '../../api/part2';
+import { updateSettings, useAdminSettings } from '../../api/admin';
+import { ApiError, errorText } from '../../api/client';
+import { qk } from '../../api/keys';
+import type { SystemSettings } from '../../api/types';
 import { FormError, Section } from '../ProjectNav';
 import { useToast } from '../toast';
 import { Button, ErrorState, Field, Input, Skeleton } from '../ui';
@@ -126,8 +128,8 @@ function SettingsForm({ saved }: { saved: SystemSettings }) {
     setErrors({});
     setBusy(true);
     try {
-      const next = await api<SystemSettings>('/api/admin/settings', { method: 'PATCH', body });
-      qc.setQueryData(qk2.adminSettings, next);
+      const next = await updateSettings(body);
+      qc.setQueryData(qk.adminSettings, next);
       setBase(next);
       setForm(toForm(next));
       toast.show('Settings saved', 'success');

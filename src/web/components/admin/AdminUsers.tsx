@@ -1,10 +1,10 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
 import { PASSWORD_RULES } from '../../../shared/accounts';
-import { api, enc, errorText } from '../../api/client';
-import { type AdminUser, type AdminUserQuery, useAdminUsers } from '../../api/part2';
-import { qk } from '../../api/queries';
-import type { SessionUser } from '../../api/types';
+import { type AdminUserQuery, createUser, deleteUser, updateUser, useAdminUsers } from '../../api/admin';
+import { errorText } from '../../api/client';
+import { qk } from '../../api/keys';
+import type { AdminUser, SessionUser } from '../../api/types';
 import { PasswordRules } from '../../pages/auth';
 import { ConfirmDialog } from '../ConfirmDialog';
 import { FormError } from '../ProjectNav';
@@ -306,16 +306,13 @@ function CreateUserDialog({ onClose }: { onClose: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      const user = await api<AdminUser>('/api/admin/users', {
-        method: 'POST',
-        body: {
-          username: username.trim(),
-          password,
-          confirmPassword,
-          name: name.trim() || undefined,
-          email: email.trim() || undefined,
-          isSystemAdmin,
-        },
+      const user = await createUser({
+        username: username.trim(),
+        password,
+        confirmPassword,
+        name: name.trim() || undefined,
+        email: email.trim() || undefined,
+        isSystemAdmin,
       });
       changed(user);
       toast.show(`Created ${user.username}`, 'success');
@@ -463,10 +460,9 @@ function ManageUserDialog({
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [pending, setPending] = useState<Pending>(null);
-  const path = `/api/admin/users/${enc(user.id)}`;
 
   const patch = async (body: Partial<Pick<AdminUser, 'name' | 'email' | 'isSystemAdmin' | 'isActive'>>) => {
-    const saved = await api<AdminUser>(path, { method: 'PATCH', body });
+    const saved = await updateUser(user.id, body);
     changed(saved);
     onSaved(saved);
     return saved;
@@ -651,7 +647,7 @@ function ManageUserDialog({
           password
           onClose={() => setPending(null)}
           onConfirm={async (confirmPassword) => {
-            await api(path, { method: 'DELETE', body: { confirmPassword } });
+            await deleteUser(user.id, confirmPassword);
             changed(null, user.id);
             toast.show(`Deleted ${user.username}`, 'success');
             onClose();

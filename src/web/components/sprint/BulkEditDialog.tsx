@@ -4,12 +4,12 @@
  */
 import { type FormEvent, useState } from 'react';
 import { errorText } from '../../api/client';
-import type { SprintFull } from '../../api/part2';
+import type { BulkUpdates, SprintActions } from '../../api/sprints';
+import type { SprintFull } from '../../api/types';
 import { type Column, type Label, type Member, PRIORITIES, TICKET_TYPES, type Ticket } from '../../api/types';
 import { FormError } from '../ProjectNav';
 import { useToast } from '../toast';
 import { Button, ColorDot, Dialog, Field, Select } from '../ui';
-import type { BulkUpdates, SprintActions } from './sprintActions';
 
 type LabelMode = 'keep' | 'add' | 'remove' | 'replace';
 const POINTS = [1, 2, 3, 5, 8, 13, 21];

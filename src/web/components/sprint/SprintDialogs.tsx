@@ -4,12 +4,12 @@
  */
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { errorText } from '../../api/client';
-import { addDays, type CompleteResult, dayOf, type SprintFull, shortDate, sumPoints } from '../../api/part2';
-import type { Ticket } from '../../api/types';
+import type { IncompleteAction, SprintActions, SprintFields } from '../../api/sprints';
+import type { CompleteResult, SprintFull, Ticket } from '../../api/types';
+import { addDays, dayOf, shortDate, sumPoints } from '../../lib/dates';
 import { FormError } from '../ProjectNav';
 import { useToast } from '../toast';
 import { Button, Dialog, Field, Input, Select, Textarea } from '../ui';
-import type { IncompleteAction, SprintActions, SprintFields } from './sprintActions';
 
 const today = () => dayOf(null);
 

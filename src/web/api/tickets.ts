@@ -1,9 +1,29 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+/** Tickets: the board list, the full read, and their writes with optimistic updates. */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useToast } from '../components/toast';
 import { applyMove, upsertTicket } from './cache';
-import { api, enc, errorText } from './client';
-import { qk } from './queries';
+import { api, enc, errorText, listAll } from './client';
+import { qk } from './keys';
+import { projectPath } from './projects';
 import type { FullTicket, Label, Ticket } from './types';
+
+/** A ticket's API path: `ticketPath(projectId, ticketId, '/comments')`; no ticket: the project's tickets. */
+export const ticketPath = (projectId: string, ticketId?: string, rest = '') =>
+  projectPath(projectId, ticketId ? `/tickets/${enc(ticketId)}${rest}` : '/tickets');
+
+export const useTickets = (projectId: string | undefined) =>
+  useQuery({
+    queryKey: qk.tickets(projectId ?? ''),
+    queryFn: ({ signal }) => listAll<Ticket>(ticketPath(projectId!), signal),
+    enabled: !!projectId,
+  });
+
+export const useTicket = (projectId: string | undefined, ref: string | undefined) =>
+  useQuery({
+    queryKey: qk.ticket(projectId ?? '', ref ?? ''),
+    queryFn: () => api<FullTicket>(ticketPath(projectId!, ref!)),
+    enabled: !!projectId && !!ref,
+  });
 
 export type TicketPatch = Partial<
   Pick<
@@ -41,14 +61,14 @@ export function useUpdateTicket(projectId: string) {
   const toast = useToast();
   return useMutation({
     mutationFn: ({ ticket, patch }: { ticket: Pick<Ticket, 'id' | 'key'>; patch: TicketPatch }) =>
-      api<FullTicket>(`/api/projects/${enc(projectId)}/tickets/${enc(ticket.id)}`, {
+      api<FullTicket>(ticketPath(projectId, ticket.id), {
         method: 'PATCH',
         body: patch,
       }),
     onMutate: async ({ ticket, patch }) => {
       await qc.cancelQueries({ queryKey: qk.tickets(projectId) });
       const listBefore = qc.getQueryData<Ticket[]>(qk.tickets(projectId));
-      const detailsBefore = qc.getQueriesData<FullTicket>({ queryKey: ['ticket', projectId] });
+      const detailsBefore = qc.getQueriesData<FullTicket>({ queryKey: qk.ticketsOf(projectId) });
       const labels = qc.getQueryData<Label[]>(qk.labels(projectId));
       const extra: Partial<Ticket> = {};
       if (patch.labelIds && labels) extra.labels = labels.filter((l) => patch.labelIds!.includes(l.id));
@@ -67,7 +87,7 @@ export function useUpdateTicket(projectId: string) {
         }
         return list.map((t) => (t.id === ticket.id ? { ...t, ...patch, ...extra } : t));
       });
-      qc.setQueriesData<FullTicket>({ queryKey: ['ticket', projectId] }, (t) =>
+      qc.setQueriesData<FullTicket>({ queryKey: qk.ticketsOf(projectId) }, (t) =>
         t && t.id === ticket.id ? ({ ...t, ...patch, ...extra } as FullTicket) : t,
       );
       return { listBefore, detailsBefore };
@@ -82,11 +102,11 @@ export function useUpdateTicket(projectId: string) {
       qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) =>
         list ? upsertTicket(list, mergeable(saved)) : list,
       );
-      qc.setQueriesData<FullTicket>({ queryKey: ['ticket', projectId] }, (t) =>
+      qc.setQueriesData<FullTicket>({ queryKey: qk.ticketsOf(projectId) }, (t) =>
         t && t.id === saved.id ? { ...t, ...saved } : t,
       );
       qc.invalidateQueries({ queryKey: qk.history(saved.id) });
-      if (saved.parentId) qc.invalidateQueries({ queryKey: ['ticket', projectId] });
+      if (saved.parentId) qc.invalidateQueries({ queryKey: qk.ticketsOf(projectId) });
     },
   });
 }
@@ -98,13 +118,12 @@ export interface NewTicket extends TicketPatch {
 export function useCreateTicket(projectId: string) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: NewTicket) =>
-      api<FullTicket>(`/api/projects/${enc(projectId)}/tickets`, { method: 'POST', body }),
+    mutationFn: (body: NewTicket) => api<FullTicket>(ticketPath(projectId), { method: 'POST', body }),
     onSuccess: (created) => {
       qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) =>
         list ? upsertTicket(list, mergeable(created)) : list,
       );
-      if (created.parentId) qc.invalidateQueries({ queryKey: ['ticket', projectId] });
+      if (created.parentId) qc.invalidateQueries({ queryKey: qk.ticketsOf(projectId) });
     },
   });
 }
@@ -112,10 +131,20 @@ export function useCreateTicket(projectId: string) {
 export function useDeleteTicket(projectId: string) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (ticketId: string) =>
-      api(`/api/projects/${enc(projectId)}/tickets/${enc(ticketId)}`, { method: 'DELETE' }),
+    mutationFn: (ticketId: string) => api(ticketPath(projectId, ticketId), { method: 'DELETE' }),
     onSuccess: () => {
       qc.invalidateQueries({ queryKey: qk.tickets(projectId) });
     },
   });
 }
+
+/** The same change to several tickets, all or nothing. */
+export const bulkUpdateTickets = (projectId: string, ticketIds: string[], updates: TicketPatch) =>
+  api<{ success: true; updated: number; tickets: FullTicket[] }>(ticketPath(projectId), {
+    method: 'PATCH',
+    body: { ticketIds, updates },
+  });
+
+/** Deletes several tickets, all or nothing. */
+export const bulkDeleteTickets = (projectId: string, ticketIds: string[]) =>
+  api<{ success: true; deleted: number }>(ticketPath(projectId), { method: 'DELETE', body: { ticketIds } });

@@ -1,16 +1,60 @@
 /**
- * Writes of the planning screens: sprint lifecycle and bulk ticket changes. Each call answers the
- * server's record and brings the cache up to date at once (this tab's own events are not replayed to
- * it), so the backlog, the board and the reports agree without waiting for a refetch.
+ * Sprints: the list, settings and reports, and the writes of the planning screens (sprint
+ * lifecycle and bulk ticket changes). Each write answers the server's record and brings the cache
+ * up to date at once (this tab's own events are not replayed to it), so the backlog, the board and
+ * the reports agree without waiting for a refetch.
  */
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { removeTicket, upsertTicket } from '../../api/cache';
-import { api, enc } from '../../api/client';
-import type { TicketPatch } from '../../api/mutations';
-import { type CompleteResult, qk2, type SprintFull, sprintPath } from '../../api/part2';
-import { qk } from '../../api/queries';
-import type { FullTicket, Ticket } from '../../api/types';
+import { removeTicket, upsertTicket } from './cache';
+import { api, enc, listAll } from './client';
+import { qk } from './keys';
+import { projectPath } from './projects';
+import { bulkDeleteTickets, bulkUpdateTickets, type TicketPatch } from './tickets';
+import type {
+  Burndown,
+  CompleteResult,
+  FullTicket,
+  SprintFull,
+  SprintSettings,
+  Ticket,
+  Velocity,
+} from './types';
+
+export const sprintPath = (projectId: string, rest = '') => projectPath(projectId, `/sprints${rest}`);
+
+/** The project's sprints; a project whose sprint endpoints are unavailable simply has none. */
+export const useSprints = (projectId: string | undefined) =>
+  useQuery({
+    queryKey: qk.sprints(projectId ?? ''),
+    queryFn: ({ signal }) => listAll<SprintFull>(sprintPath(projectId!), signal),
+    enabled: !!projectId,
+    retry: false,
+  });
+
+export const useSprintSettings = (projectId: string | undefined) =>
+  useQuery({
+    queryKey: qk.sprintSettings(projectId ?? ''),
+    queryFn: () => api<SprintSettings>(sprintPath(projectId!, '/settings')),
+    enabled: !!projectId,
+  });
+
+export const saveSprintSettings = (projectId: string, body: Partial<SprintSettings>) =>
+  api<SprintSettings>(sprintPath(projectId, '/settings'), { method: 'PATCH', body });
+
+export const useBurndown = (projectId: string | undefined, sprintId: string | undefined) =>
+  useQuery({
+    queryKey: qk.burndown(projectId ?? '', sprintId ?? ''),
+    queryFn: () => api<Burndown>(sprintPath(projectId!, `/${enc(sprintId!)}/burndown`)),
+    enabled: !!projectId && !!sprintId,
+  });
+
+export const useVelocity = (projectId: string | undefined) =>
+  useQuery({
+    queryKey: qk.velocity(projectId ?? ''),
+    queryFn: () => api<Velocity>(sprintPath(projectId!, '/velocity?limit=10')),
+    enabled: !!projectId,
+  });
 
 export interface SprintFields {
   name?: string;
@@ -31,11 +75,11 @@ export function useSprintActions(projectId: string) {
     const refreshSprints = () => {
       qc.invalidateQueries({ queryKey: qk.sprints(projectId) });
       qc.invalidateQueries({ queryKey: ['burndown', projectId] });
-      qc.invalidateQueries({ queryKey: qk2.velocity(projectId) });
+      qc.invalidateQueries({ queryKey: qk.velocity(projectId) });
     };
     const refreshTickets = () => {
       qc.invalidateQueries({ queryKey: qk.tickets(projectId) });
-      qc.invalidateQueries({ queryKey: ['ticket', projectId] });
+      qc.invalidateQueries({ queryKey: qk.ticketsOf(projectId) });
     };
     const mergeTickets = (tickets: FullTicket[]) => {
       qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) => {
@@ -46,7 +90,7 @@ export function useSprintActions(projectId: string) {
       });
       const ids = new Set(tickets.map((t) => t.id));
       qc.invalidateQueries({
-        queryKey: ['ticket', projectId],
+        queryKey: qk.ticketsOf(projectId),
         predicate: (q) => ids.has((q.state.data as FullTicket | undefined)?.id ?? ''),
       });
     };
@@ -109,19 +153,13 @@ export function useSprintActions(projectId: string) {
       },
       /** One all-or-nothing update of many tickets. */
       async bulkUpdate(ticketIds: string[], updates: BulkUpdates) {
-        const out = await api<{ success: true; updated: number; tickets: FullTicket[] }>(
-          `/api/projects/${enc(projectId)}/tickets`,
-          { method: 'PATCH', body: { ticketIds, updates } },
-        );
+        const out = await bulkUpdateTickets(projectId, ticketIds, updates);
         mergeTickets(out.tickets ?? []);
         if (updates.sprintId !== undefined) refreshSprints();
         return out;
       },
       async bulkDelete(ticketIds: string[]) {
-        const out = await api<{ success: true; deleted: number }>(`/api/projects/${enc(projectId)}/tickets`, {
-          method: 'DELETE',
-          body: { ticketIds },
-        });
+        const out = await bulkDeleteTickets(projectId, ticketIds);
         qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) => {
           if (!list) return list;
           let next = list;

@@ -1,0 +1,29 @@
+/**
+ * Every query key of the web app, in one registry, so that queries, mutations and the event
+ * handlers address the same cache entries.
+ */
+export const qk = {
+  session: ['session'] as const,
+  projects: ['projects'] as const,
+  project: (ref: string) => ['project', ref.toUpperCase()] as const,
+  columns: (projectId: string) => ['columns', projectId] as const,
+  tickets: (projectId: string) => ['tickets', projectId] as const,
+  members: (projectId: string) => ['members', projectId] as const,
+  labels: (projectId: string) => ['labels', projectId] as const,
+  sprints: (projectId: string) => ['sprints', projectId] as const,
+  sprintSettings: (projectId: string) => ['sprint-settings', projectId] as const,
+  burndown: (projectId: string, sprintId: string) => ['burndown', projectId, sprintId] as const,
+  velocity: (projectId: string) => ['velocity', projectId] as const,
+  /** Every full ticket read of a project (prefix of `ticket`). */
+  ticketsOf: (projectId: string) => ['ticket', projectId] as const,
+  ticket: (projectId: string, ref: string) => ['ticket', projectId, ref.toUpperCase()] as const,
+  comments: (ticketId: string) => ['comments', ticketId] as const,
+  attachments: (ticketId: string) => ['attachments', ticketId] as const,
+  history: (ticketId: string) => ['history', ticketId] as const,
+  uploadConfig: ['upload-config'] as const,
+  users: (search: string) => ['users', search] as const,
+  me: ['me'] as const,
+  keyStatus: ['mcp-key'] as const,
+  adminUsers: (path: string) => ['admin-users', path] as const,
+  adminSettings: ['admin-settings'] as const,
+};

@@ -1,0 +1,17 @@
+/** Signing in, registering and out, and the current session. */
+import { useQuery } from '@tanstack/react-query';
+import { api } from './client';
+import { qk } from './keys';
+import type { Session } from './types';
+
+export const fetchSession = () => api<Session>('/api/auth/session', { quiet401: true });
+
+export const useSession = () => useQuery({ queryKey: qk.session, queryFn: fetchSession, staleTime: 60_000 });
+
+export const signIn = (username: string, password: string) =>
+  api('/api/auth/callback/credentials', { method: 'POST', body: { username, password }, quiet401: true });
+
+export const register = (body: { username: string; password: string; email?: string; name?: string }) =>
+  api('/api/auth/register', { method: 'POST', body });
+
+export const signOut = () => api('/api/auth/signout', { method: 'POST', body: {} });
