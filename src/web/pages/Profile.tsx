@@ -1,32 +1,17 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type PointerEvent, useEffect, useMemo, useRef, useState } from 'react';
-import { useLocation } from 'wouter';
-import { PASSWORD_RULES } from '../../shared/accounts';
-import { BASE_PATH, errorText } from '../api/client';
+import { errorText } from '../api/client';
 import { qk } from '../api/keys';
-import {
-  changeMyEmail,
-  changeMyPassword,
-  createApiKey,
-  deleteMyAccount,
-  removeMyAvatar,
-  revokeApiKey,
-  updateMyName,
-  uploadAvatar,
-  useKeyStatus,
-  useMe,
-} from '../api/me';
-import type { KeyStatus, Me, Session } from '../api/types';
-import { ConfirmDialog } from '../components/ConfirmDialog';
+import { removeMyAvatar, updateMyName, uploadAvatar, useMe } from '../api/me';
+import type { Me, Session } from '../api/types';
 import { FormError, Section } from '../components/ProjectNav';
-import { fullTime, relativeTime } from '../components/time';
 import { useToast } from '../components/toast';
 import { Avatar, Button, Dialog, ErrorState, Field, Input, Skeleton } from '../components/ui';
-import { PasswordRules } from './auth';
+import { ApiKeySection, DeleteAccountSection, EmailSection, PasswordSection } from './profile-access';
 import { PageHeader } from './projects';
 
 /** Keeps the shell's signed-in user in step with the profile. */
-function useSyncMe() {
+export function useSyncMe() {
   const qc = useQueryClient();
   return (me: Partial<Me>) => {
     qc.setQueryData<Me>(qk.me, (m) => (m ? { ...m, ...me } : m));
@@ -62,7 +47,7 @@ export function ProfilePage() {
   );
 }
 
-function NameSection({ me }: { me: Me }) {
+export function NameSection({ me }: { me: Me }) {
   const sync = useSyncMe();
   const toast = useToast();
   const [name, setName] = useState(me.name ?? '');
@@ -101,11 +86,11 @@ function NameSection({ me }: { me: Me }) {
   );
 }
 
-const AVATAR_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
-const AVATAR_MAX = 2 * 1024 * 1024;
-const CROP_VIEW = 224;
+export const AVATAR_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
+export const AVATAR_MAX = 2 * 1024 * 1024;
+export const CROP_VIEW = 224;
 
-function AvatarSection({ me }: { me: Me }) {
+export function AvatarSection({ me }: { me: Me }) {
   const sync = useSyncMe();
   const toast = useToast();
   const input = useRef<HTMLInputElement>(null);
@@ -175,7 +160,7 @@ function AvatarSection({ me }: { me: Me }) {
 }
 
 /** Square crop with zoom and drag; the crop is drawn to a 256x256 PNG and uploaded. */
-function CropDialog({
+export function CropDialog({
   file,
   onClose,
   onSaved,
@@ -318,359 +303,5 @@ function CropDialog({
         </div>
       </div>
     </Dialog>
-  );
-}
-
-function EmailSection({ me }: { me: Me }) {
-  const sync = useSyncMe();
-  const toast = useToast();
-  const [email, setEmail] = useState(me.email ?? '');
-  const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const saved = await changeMyEmail(email.trim(), password);
-      sync(saved);
-      setPassword('');
-      toast.show('E-mail address changed', 'success');
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Section title="E-mail address" description="Changing it needs your current password.">
-      <form onSubmit={submit} className="grid gap-3 sm:grid-cols-2">
-        <Field label="E-mail">
-          {(id) => (
-            <Input
-              id={id}
-              type="email"
-              autoComplete="email"
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Current password">
-          {(id) => (
-            <Input
-              id={id}
-              type="password"
-              autoComplete="current-password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-            />
-          )}
-        </Field>
-        <div className="flex items-center gap-2 sm:col-span-2">
-          <Button
-            type="submit"
-            variant="primary"
-            disabled={busy || !password || !email.trim() || email.trim() === (me.email ?? '')}
-          >
-            Change e-mail
-          </Button>
-        </div>
-        <div className="sm:col-span-2">
-          <FormError error={error} />
-        </div>
-      </form>
-    </Section>
-  );
-}
-
-function PasswordSection() {
-  const toast = useToast();
-  const [current, setCurrent] = useState('');
-  const [next, setNext] = useState('');
-  const [again, setAgain] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const ok = PASSWORD_RULES.every((r) => r.test(next));
-  const mismatch = again.length > 0 && again !== next;
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await changeMyPassword(current, next);
-      setCurrent('');
-      setNext('');
-      setAgain('');
-      toast.show('Password changed; your other sessions have been signed out', 'success');
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Section title="Password" description="Changing it signs you out everywhere else.">
-      <form onSubmit={submit} className="grid gap-3 sm:grid-cols-2">
-        <div className="sm:col-span-2 sm:max-w-[calc(50%-6px)]">
-          <Field label="Current password">
-            {(id) => (
-              <Input
-                id={id}
-                type="password"
-                autoComplete="current-password"
-                value={current}
-                onChange={(e) => setCurrent(e.target.value)}
-              />
-            )}
-          </Field>
-        </div>
-        <Field label="New password" hint={<PasswordRules password={next} />}>
-          {(id) => (
-            <Input
-              id={id}
-              type="password"
-              autoComplete="new-password"
-              value={next}
-              onChange={(e) => setNext(e.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Repeat new password" error={mismatch ? 'The passwords differ' : null}>
-          {(id) => (
-            <Input
-              id={id}
-              type="password"
-              autoComplete="new-password"
-              value={again}
-              onChange={(e) => setAgain(e.target.value)}
-            />
-          )}
-        </Field>
-        <div className="sm:col-span-2">
-          <Button type="submit" variant="primary" disabled={busy || !current || !ok || again !== next}>
-            Change password
-          </Button>
-        </div>
-        <div className="sm:col-span-2">
-          <FormError error={error} />
-        </div>
-      </form>
-    </Section>
-  );
-}
-
-const MCP_PATH_KEY = 'docket-mcp-path';
-
-/** Client configurations for the stdio tool server and for the HTTP endpoint. */
-export function mcpConfigs(apiKey: string, folder: string) {
-  const site = `${window.location.origin}${BASE_PATH}`;
-  const dir = folder.replace(/\/+$/, '') || '/path/to/docket';
-  const stdio = {
-    mcpServers: {
-      docket: {
-        command: 'node',
-        args: [`${dir}/bin/docket-mcp.js`],
-        env: { MCP_API_KEY: apiKey, DOCKET_URL: site },
-      },
-    },
-  };
-  const http = {
-    mcpServers: {
-      docket: {
-        type: 'http',
-        url: `${site}/api/mcp`,
-        headers: { Authorization: `Bearer ${apiKey}` },
-      },
-    },
-  };
-  return { stdio: JSON.stringify(stdio, null, 2), http: JSON.stringify(http, null, 2) };
-}
-
-function CopyBlock({ label, text }: { label: string; text: string }) {
-  const [copied, setCopied] = useState(false);
-  const toast = useToast();
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(text);
-      setCopied(true);
-      setTimeout(() => setCopied(false), 1500);
-    } catch {
-      toast.error('Copying is not allowed here: select the text and copy it yourself.');
-    }
-  };
-  return (
-    <div className="flex flex-col gap-1">
-      <div className="flex items-center justify-between">
-        <span className="text-[12px] font-medium text-muted">{label}</span>
-        <Button size="sm" onClick={copy} aria-label={`Copy ${label}`}>
-          {copied ? 'Copied' : 'Copy'}
-        </Button>
-      </div>
-      <pre
-        className="max-h-64 overflow-auto rounded-md border border-line bg-surface-2 p-2 font-mono text-[12px] whitespace-pre text-fg"
-        data-testid={`copy-${label}`}
-      >
-        {text}
-      </pre>
-    </div>
-  );
-}
-
-function ApiKeySection() {
-  const qc = useQueryClient();
-  const toast = useToast();
-  const status = useKeyStatus();
-  const [created, setCreated] = useState<string | null>(null);
-  const [confirm, setConfirm] = useState<'replace' | 'revoke' | null>(null);
-  const [folder, setFolder] = useState(() => localStorage.getItem(MCP_PATH_KEY) ?? '/path/to/docket');
-  const [error, setError] = useState<string | null>(null);
-  const create = async () => {
-    setError(null);
-    try {
-      const res = await createApiKey();
-      setCreated(res.apiKey);
-      qc.setQueryData<KeyStatus>(qk.keyStatus, { hasKey: true, createdAt: res.createdAt, lastUsedAt: null });
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
-  const revoke = async () => {
-    await revokeApiKey();
-    setCreated(null);
-    qc.setQueryData<KeyStatus>(qk.keyStatus, { hasKey: false, createdAt: null, lastUsedAt: null });
-    toast.show('API key revoked', 'success');
-  };
-  const s = status.data;
-  const configs = created ? mcpConfigs(created, folder) : null;
-  return (
-    <Section
-      title="API key for AI assistants"
-      description="One key per account lets an assistant act as you through the tool server. It is shown once."
-    >
-      {status.isPending && <Skeleton className="h-6 w-64" />}
-      {status.isError && <FormError error={errorText(status.error)} />}
-      {s && (
-        <div className="flex flex-wrap items-center gap-2" data-testid="key-status">
-          {s.hasKey ? (
-            <span>
-              <span className="font-medium text-success">Active key</span>
-              <span className="text-muted">
-                {' '}
-                · created <time title={fullTime(s.createdAt!)}>{relativeTime(s.createdAt!)}</time> ·{' '}
-                {s.lastUsedAt ? (
-                  <>
-                    last used <time title={fullTime(s.lastUsedAt)}>{relativeTime(s.lastUsedAt)}</time>
-                  </>
-                ) : (
-                  'never used'
-                )}
-              </span>
-            </span>
-          ) : (
-            <span className="text-muted">No key yet.</span>
-          )}
-          <span className="flex-1" />
-          {s.hasKey ? (
-            <>
-              <Button onClick={() => setConfirm('replace')}>Create a new key</Button>
-              <Button variant="danger" onClick={() => setConfirm('revoke')}>
-                Revoke key
-              </Button>
-            </>
-          ) : (
-            <Button variant="primary" onClick={create}>
-              Create API key
-            </Button>
-          )}
-        </div>
-      )}
-      <div className="mt-2">
-        <FormError error={error} />
-      </div>
-      {created && configs && (
-        <div
-          className="mt-3 flex flex-col gap-3 rounded-md border border-accent/50 bg-accent-soft/40 p-3"
-          data-testid="new-key"
-        >
-          <p className="font-medium">Copy your key now: it will not be shown again.</p>
-          <CopyBlock label="API key" text={created} />
-          <Field
-            label="Folder of Docket on the machine that runs the assistant"
-            hint="Used in the stdio configuration below."
-          >
-            {(id) => (
-              <Input
-                id={id}
-                value={folder}
-                onChange={(e) => {
-                  setFolder(e.target.value);
-                  localStorage.setItem(MCP_PATH_KEY, e.target.value);
-                }}
-              />
-            )}
-          </Field>
-          <CopyBlock label="Configuration for the stdio tool server" text={configs.stdio} />
-          <CopyBlock label="Configuration for the HTTP endpoint" text={configs.http} />
-        </div>
-      )}
-      {confirm === 'replace' && (
-        <ConfirmDialog
-          title="Create a new API key?"
-          confirmLabel="Create new key"
-          danger={false}
-          onClose={() => setConfirm(null)}
-          onConfirm={create}
-        >
-          The current key stops working at once; assistants using it need the new one.
-        </ConfirmDialog>
-      )}
-      {confirm === 'revoke' && (
-        <ConfirmDialog
-          title="Revoke the API key?"
-          confirmLabel="Revoke key"
-          onClose={() => setConfirm(null)}
-          onConfirm={revoke}
-        >
-          Assistants using this key lose access at once.
-        </ConfirmDialog>
-      )}
-    </Section>
-  );
-}
-
-function DeleteAccountSection() {
-  const qc = useQueryClient();
-  const [, navigate] = useLocation();
-  const [open, setOpen] = useState(false);
-  return (
-    <Section
-      title="Delete account"
-      danger
-      description="Removes your profile, avatar, key and memberships. Tickets and comments you wrote stay, shown as by a deleted user. Projects you own pass to their first admin or member; a project with no other member is deleted."
-    >
-      <Button variant="danger" onClick={() => setOpen(true)}>
-        Delete my account…
-      </Button>
-      {open && (
-        <ConfirmDialog
-          title="Delete your account?"
-          confirmLabel="Delete my account"
-          busyLabel="Deleting…"
-          password
-          typeText="delete my account"
-          onClose={() => setOpen(false)}
-          onConfirm={async (password) => {
-            await deleteMyAccount(password, 'delete my account');
-            qc.clear();
-            qc.setQueryData(qk.session, {});
-            navigate('/sign-in', { replace: true });
-          }}
-        >
-          This cannot be undone.
-        </ConfirmDialog>
-      )}
-    </Section>
   );
 }

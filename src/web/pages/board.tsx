@@ -8,30 +8,12 @@ import {
   KeyboardSensor,
   MouseSensor,
   TouchSensor,
-  useDroppable,
   useSensor,
   useSensors,
 } from '@dnd-kit/core';
-import {
-  arrayMove,
-  SortableContext,
-  sortableKeyboardCoordinates,
-  useSortable,
-  verticalListSortingStrategy,
-} from '@dnd-kit/sortable';
-import { CSS } from '@dnd-kit/utilities';
+import { arrayMove, sortableKeyboardCoordinates } from '@dnd-kit/sortable';
 import { useQueryClient } from '@tanstack/react-query';
-import { defaultRangeExtractor, useVirtualizer } from '@tanstack/react-virtual';
-import {
-  type KeyboardEvent,
-  memo,
-  useCallback,
-  useEffect,
-  useLayoutEffect,
-  useMemo,
-  useRef,
-  useState,
-} from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { columnTickets } from '../api/cache';
 import { errorText } from '../api/client';
@@ -41,8 +23,8 @@ import { useLabels } from '../api/labels';
 import { useMembers } from '../api/members';
 import { useProject, useProjects } from '../api/projects';
 import { useSprints } from '../api/sprints';
-import { useCreateTicket, useTickets, useUpdateTicket } from '../api/tickets';
-import type { Column, Label, Member, Project, Sprint, Ticket } from '../api/types';
+import { useTickets, useUpdateTicket } from '../api/tickets';
+import type { Label, Member, Project, Sprint, Ticket } from '../api/types';
 import { PlusIcon } from '../components/icons';
 import { MenuItem, Popover } from '../components/Popover';
 import { ProjectTabs } from '../components/ProjectNav';
@@ -57,17 +39,18 @@ import {
   type TicketFilterValues,
 } from '../components/TicketFilters';
 import { useToast } from '../components/toast';
-import { Button, ColorDot, EmptyState, ErrorState, Input, Kbd, Skeleton } from '../components/ui';
+import { Button, ColorDot, EmptyState, ErrorState, Kbd, Skeleton } from '../components/ui';
+import { assigneeOf, BoardColumn, ticketLabels } from './board-column';
 import { TicketDrawer } from './ticket';
 
 export interface Filters extends TicketFilterValues {
   sprint: string; // 'default' | 'all' | 'backlog' | sprint id
 }
-const emptyFilters: Filters = { ...noTicketFilters, sprint: 'default' };
+export const emptyFilters: Filters = { ...noTicketFilters, sprint: 'default' };
 /** Filters per project, kept while the tab lives (opening a ticket or another project keeps them). */
-const savedFilters = new Map<string, Filters>();
+export const savedFilters = new Map<string, Filters>();
 
-function matches(t: Ticket, f: Filters, sprintId: string | null | 'all') {
+export function matches(t: Ticket, f: Filters, sprintId: string | null | 'all') {
   if (sprintId !== 'all' && (t.sprintId ?? null) !== sprintId) return false;
   return matchesTicketFilters(t, f);
 }
@@ -98,7 +81,7 @@ export function ProjectPage({ projectKey, ticketRef }: { projectKey: string; tic
   );
 }
 
-function BoardSkeleton() {
+export function BoardSkeleton() {
   return (
     <div className="flex h-full flex-col" role="status" aria-busy="true" aria-label="Loading board">
       <div className="flex h-12 items-center gap-3 border-b border-line px-4">
@@ -118,7 +101,7 @@ function BoardSkeleton() {
   );
 }
 
-function ProjectSwitcher({ project }: { project: Project }) {
+export function ProjectSwitcher({ project }: { project: Project }) {
   const projects = useProjects();
   const [, navigate] = useLocation();
   return (
@@ -159,7 +142,7 @@ function ProjectSwitcher({ project }: { project: Project }) {
   );
 }
 
-function FilterBar({
+export function FilterBar({
   filters,
   setFilters,
   sprints,
@@ -224,11 +207,11 @@ function FilterBar({
   );
 }
 
-type Containers = Record<string, string[]>;
-const COL_PREFIX = 'column:';
+export type Containers = Record<string, string[]>;
+export const COL_PREFIX = 'column:';
 
 /** The board: columns with their tickets in order, drag and drop, filters, quick create. */
-function Board({ project }: { project: Project }) {
+export function Board({ project }: { project: Project }) {
   const shell = useShell();
   const toast = useToast();
   const columns = useColumns(project.id);
@@ -502,231 +485,4 @@ function Board({ project }: { project: Project }) {
   );
 }
 
-type MemberUser = Member['user'];
-function ticketLabels(t: Ticket, labelsById: Map<string, Label>): Label[] {
-  if (t.labelIds)
-    return t.labelIds
-      .map((id) => labelsById.get(id) ?? t.labels?.find((l) => l.id === id))
-      .filter((l): l is Label => !!l);
-  return t.labels ?? [];
-}
-function assigneeOf(t: Ticket, membersById: Map<string, MemberUser>) {
-  if (!t.assigneeId) return null;
-  const m = membersById.get(t.assigneeId);
-  if (m) return { name: m.name ?? m.username, avatar: m.avatar };
-  return t.assignee ? { name: t.assignee.name, avatar: t.assignee.avatar } : null;
-}
-
-const CARD_ESTIMATE = 84;
-const GAP = 6;
-
-const BoardColumn = memo(function BoardColumn({
-  project,
-  column,
-  ids,
-  byId,
-  labelsById,
-  membersById,
-  activeId,
-  quickDefaults,
-}: {
-  project: Project;
-  column: Column;
-  ids: string[];
-  byId: Map<string, Ticket>;
-  labelsById: Map<string, Label>;
-  membersById: Map<string, MemberUser>;
-  activeId: string | null;
-  quickDefaults: { sprintId?: string | null; assigneeId?: string };
-}) {
-  const { setNodeRef, isOver } = useDroppable({ id: `${COL_PREFIX}${column.id}` });
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const activeIndex = activeId ? ids.indexOf(activeId) : -1;
-  const virtualizer = useVirtualizer({
-    count: ids.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => CARD_ESTIMATE + GAP,
-    overscan: 8,
-    getItemKey: (i) => ids[i],
-    // The card being dragged stays mounted even when scrolled away.
-    rangeExtractor: useCallback(
-      (range: Parameters<typeof defaultRangeExtractor>[0]) => {
-        const out = defaultRangeExtractor(range);
-        if (activeIndex >= 0 && !out.includes(activeIndex)) out.push(activeIndex);
-        return out.sort((a, b) => a - b);
-      },
-      [activeIndex],
-    ),
-  });
-  const [quick, setQuick] = useState(false);
-
-  return (
-    <section
-      aria-label={`${column.name} column`}
-      data-testid="column"
-      data-column-name={column.name}
-      className={`flex max-h-full w-[min(272px,calc(100vw-56px))] shrink-0 snap-start flex-col rounded-lg border ${isOver ? 'border-accent' : 'border-transparent'} bg-subtle`}
-    >
-      <div className="flex h-9 shrink-0 items-center gap-2 px-2.5">
-        <h2 className="min-w-0 flex-1 truncate text-[12px] font-semibold text-fg">{column.name}</h2>
-        <span className="text-[12px] text-faint" data-testid="column-count">
-          {ids.length}
-        </span>
-        <button
-          type="button"
-          aria-label={`Add a ticket to ${column.name}`}
-          title="Quick create"
-          onClick={() => setQuick((q) => !q)}
-          className="rounded p-0.5 text-faint hover:bg-hover hover:text-fg"
-        >
-          <PlusIcon />
-        </button>
-      </div>
-      {quick && (
-        <QuickCreate
-          project={project}
-          column={column}
-          defaults={quickDefaults}
-          onClose={() => setQuick(false)}
-        />
-      )}
-      <div ref={scrollRef} className="min-h-16 flex-1 overflow-y-auto px-2 pb-2" data-testid="column-scroll">
-        <div
-          ref={setNodeRef}
-          className="relative"
-          style={{ height: Math.max(virtualizer.getTotalSize(), 48) }}
-        >
-          <SortableContext items={ids} strategy={verticalListSortingStrategy}>
-            {virtualizer.getVirtualItems().map((v) => {
-              const t = byId.get(ids[v.index]);
-              if (!t) return null;
-              return (
-                <div
-                  key={v.key}
-                  data-index={v.index}
-                  ref={virtualizer.measureElement}
-                  className="absolute inset-x-0"
-                  style={{ top: v.start, paddingBottom: GAP }}
-                >
-                  <SortableCard
-                    project={project}
-                    ticket={t}
-                    labels={ticketLabels(t, labelsById)}
-                    assignee={assigneeOf(t, membersById)}
-                  />
-                </div>
-              );
-            })}
-          </SortableContext>
-          {ids.length === 0 && (
-            <div className="flex h-12 items-center justify-center rounded-md border border-dashed border-line text-[12px] text-faint">
-              No tickets
-            </div>
-          )}
-        </div>
-      </div>
-    </section>
-  );
-});
-
-const SortableCard = memo(function SortableCard({
-  project,
-  ticket,
-  labels,
-  assignee,
-}: {
-  project: Project;
-  ticket: Ticket;
-  labels: Label[];
-  assignee: { name: string; avatar: string | null } | null;
-}) {
-  const [, navigate] = useLocation();
-  const { attributes, listeners, setNodeRef, transform, transition, isDragging } = useSortable({
-    id: ticket.id,
-  });
-  const open = () => navigate(`/projects/${project.key}/${ticket.key}`);
-  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
-    listeners?.onKeyDown?.(e);
-    if (!e.defaultPrevented && e.key === 'Enter') open();
-  };
-  return (
-    // biome-ignore lint/a11y/useSemanticElements: a card holds block content; dnd-kit gives it the button role, focus and keys
-    <div
-      ref={setNodeRef}
-      {...attributes}
-      {...listeners}
-      role="button"
-      tabIndex={0}
-      onKeyDown={onKeyDown}
-      onClick={open}
-      aria-roledescription="ticket card"
-      aria-label={`${ticket.key} ${ticket.title}`}
-      data-testid="card"
-      data-key={ticket.key}
-      style={{ transform: CSS.Translate.toString(transform), transition }}
-      className={`cursor-pointer touch-manipulation rounded-md border border-line bg-surface p-2.5 hover:border-line-strong ${
-        isDragging ? 'opacity-40' : ''
-      }`}
-    >
-      <TicketCardBody
-        ticket={ticket}
-        labels={labels}
-        assigneeName={assignee?.name}
-        assigneeAvatar={assignee?.avatar}
-      />
-    </div>
-  );
-});
-
-function QuickCreate({
-  project,
-  column,
-  defaults,
-  onClose,
-}: {
-  project: Project;
-  column: Column;
-  defaults: { sprintId?: string | null; assigneeId?: string };
-  onClose: () => void;
-}) {
-  const create = useCreateTicket(project.id);
-  const toast = useToast();
-  const [title, setTitle] = useState('');
-  const submit = () => {
-    const t = title.trim();
-    if (!t) return;
-    setTitle('');
-    create.mutate(
-      { title: t, columnId: column.id, ...defaults },
-      {
-        onError: (err) => {
-          setTitle(t);
-          toast.error(`Could not create the ticket: ${errorText(err)}`);
-        },
-      },
-    );
-  };
-  return (
-    <div className="px-2 pb-2">
-      <Input
-        autoFocus
-        aria-label={`New ticket title in ${column.name}`}
-        placeholder="Title, then Enter"
-        value={title}
-        maxLength={255}
-        onChange={(e) => setTitle(e.target.value)}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter') {
-            e.preventDefault();
-            submit();
-          } else if (e.key === 'Escape') {
-            e.preventDefault();
-            e.stopPropagation();
-            onClose();
-          }
-        }}
-        onBlur={() => !title.trim() && onClose()}
-      />
-    </div>
-  );
-}
+export type MemberUser = Member['user'];

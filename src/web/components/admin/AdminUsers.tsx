@@ -1,16 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
-import { PASSWORD_RULES } from '../../../shared/accounts';
-import { type AdminUserQuery, createUser, deleteUser, updateUser, useAdminUsers } from '../../api/admin';
+import { type ReactNode, useEffect, useState } from 'react';
+import { type AdminUserQuery, useAdminUsers } from '../../api/admin';
 import { errorText } from '../../api/client';
-import { qk } from '../../api/keys';
 import type { AdminUser, SessionUser } from '../../api/types';
-import { PasswordRules } from '../../pages/auth';
-import { ConfirmDialog } from '../ConfirmDialog';
-import { FormError } from '../ProjectNav';
 import { fullTime, relativeTime } from '../time';
-import { useToast } from '../toast';
-import { Avatar, Button, Dialog, EmptyState, ErrorState, Field, Input, Select, Skeleton } from '../ui';
+import { Avatar, Button, EmptyState, ErrorState, Input, Select, Skeleton } from '../ui';
+import { CreateUserDialog, ManageUserDialog } from './AdminUserDialogs';
 
 /** The API's own words for the self-protection rules (DECISIONS "Users and accounts"). */
 export const SELF_RULES = {
@@ -19,7 +14,7 @@ export const SELF_RULES = {
   demote: 'Cannot remove your own administrator rights as the only administrator',
 } as const;
 
-const ACTIVE_ADMINS: AdminUserQuery = {
+export const ACTIVE_ADMINS: AdminUserQuery = {
   search: '',
   status: 'active',
   role: 'admin',
@@ -28,7 +23,7 @@ const ACTIVE_ADMINS: AdminUserQuery = {
 };
 
 /** Search with a short pause, so that the list is not asked for on every key press. */
-function useDebounced<T>(value: T, ms = 200): T {
+export function useDebounced<T>(value: T, ms = 200): T {
   const [v, setV] = useState(value);
   useEffect(() => {
     const t = setTimeout(() => setV(value), ms);
@@ -38,7 +33,7 @@ function useDebounced<T>(value: T, ms = 200): T {
 }
 
 /** Keeps every cached user list in step with one changed user, then asks the server again. */
-function useUserChanged() {
+export function useUserChanged() {
   const qc = useQueryClient();
   return (user: AdminUser | null, removedId?: string) => {
     qc.setQueriesData<AdminUser[]>({ queryKey: ['admin-users'] }, (list) => {
@@ -267,7 +262,7 @@ export function AdminUsers({ me }: { me: SessionUser }) {
   );
 }
 
-function Badge({
+export function Badge({
   children,
   tone = 'neutral',
 }: {
@@ -286,378 +281,5 @@ function Badge({
     >
       {children}
     </span>
-  );
-}
-
-function CreateUserDialog({ onClose }: { onClose: () => void }) {
-  const changed = useUserChanged();
-  const toast = useToast();
-  const [username, setUsername] = useState('');
-  const [name, setName] = useState('');
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [isSystemAdmin, setAdmin] = useState(false);
-  const [confirmPassword, setConfirm] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const ok = PASSWORD_RULES.every((r) => r.test(password));
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const user = await createUser({
-        username: username.trim(),
-        password,
-        confirmPassword,
-        name: name.trim() || undefined,
-        email: email.trim() || undefined,
-        isSystemAdmin,
-      });
-      changed(user);
-      toast.show(`Created ${user.username}`, 'success');
-      onClose();
-    } catch (err) {
-      setError(errorText(err));
-      setBusy(false);
-    }
-  };
-  return (
-    <Dialog title="New user" onClose={onClose}>
-      <form onSubmit={submit} className="grid gap-3 sm:grid-cols-2" noValidate>
-        <Field label="Username" hint="3-30 letters, digits, dashes or underscores; it cannot change later.">
-          {(id) => (
-            <Input
-              id={id}
-              autoComplete="off"
-              spellCheck={false}
-              value={username}
-              maxLength={30}
-              onChange={(e) => setUsername(e.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Display name">
-          {(id) => <Input id={id} value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-        <div className="sm:col-span-2">
-          <Field label="E-mail (optional)">
-            {(id) => (
-              <Input
-                id={id}
-                type="email"
-                autoComplete="off"
-                value={email}
-                onChange={(e) => setEmail(e.target.value)}
-              />
-            )}
-          </Field>
-        </div>
-        <div className="sm:col-span-2">
-          <Field label="Password for the new user" hint={<PasswordRules password={password} />}>
-            {(id) => (
-              <Input
-                id={id}
-                type="password"
-                autoComplete="new-password"
-                value={password}
-                onChange={(e) => setPassword(e.target.value)}
-              />
-            )}
-          </Field>
-        </div>
-        <label className="flex items-center gap-2 sm:col-span-2">
-          <input
-            type="checkbox"
-            checked={isSystemAdmin}
-            onChange={(e) => setAdmin(e.target.checked)}
-            className="accent-[var(--accent)]"
-          />
-          System administrator
-        </label>
-        <div className="border-t border-line pt-3 sm:col-span-2">
-          <Field label="Your password" hint="Creating a user needs your own password.">
-            {(id) => (
-              <Input
-                id={id}
-                type="password"
-                autoComplete="current-password"
-                value={confirmPassword}
-                onChange={(e) => setConfirm(e.target.value)}
-              />
-            )}
-          </Field>
-        </div>
-        <div className="sm:col-span-2">
-          <FormError error={error} />
-        </div>
-        <div className="flex justify-end gap-2 sm:col-span-2">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button
-            type="submit"
-            variant="primary"
-            disabled={busy || !username.trim() || !ok || !confirmPassword}
-          >
-            {busy ? 'Creating…' : 'Create user'}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
-  );
-}
-
-/** One row of the manage dialog: what is the case, and the action that changes it. */
-function ActionRow({
-  title,
-  state,
-  action,
-  blocked,
-}: {
-  title: string;
-  state: ReactNode;
-  action: ReactNode;
-  blocked?: string | null;
-}) {
-  return (
-    <div className="flex flex-col gap-1 border-t border-line pt-3">
-      <div className="flex items-center gap-3">
-        <div className="min-w-0 flex-1">
-          <div className="font-medium">{title}</div>
-          <div className="text-muted">{state}</div>
-        </div>
-        {action}
-      </div>
-      {blocked && (
-        <p className="text-[12px] text-faint" data-testid="blocked-reason">
-          {blocked}
-        </p>
-      )}
-    </div>
-  );
-}
-
-type Pending = 'disable' | 'grant' | 'demote-self' | 'delete' | null;
-
-function ManageUserDialog({
-  user,
-  me,
-  soleAdmin,
-  onSaved,
-  onClose,
-}: {
-  user: AdminUser;
-  me: SessionUser;
-  soleAdmin: boolean;
-  onSaved: (user: AdminUser) => void;
-  onClose: () => void;
-}) {
-  const qc = useQueryClient();
-  const changed = useUserChanged();
-  const toast = useToast();
-  const self = user.id === me.id;
-  const [name, setName] = useState(user.name ?? '');
-  const [email, setEmail] = useState(user.email ?? '');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [pending, setPending] = useState<Pending>(null);
-
-  const patch = async (body: Partial<Pick<AdminUser, 'name' | 'email' | 'isSystemAdmin' | 'isActive'>>) => {
-    const saved = await updateUser(user.id, body);
-    changed(saved);
-    onSaved(saved);
-    return saved;
-  };
-  const run = async (fn: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await fn();
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  const detailsChanged = name.trim() !== (user.name ?? '') || email.trim() !== (user.email ?? '');
-  const saveDetails = (e: FormEvent) => {
-    e.preventDefault();
-    run(async () => {
-      const saved = await patch({ name: name.trim() || null, email: email.trim() || null });
-      setName(saved.name ?? '');
-      setEmail(saved.email ?? '');
-      if (self) qc.invalidateQueries({ queryKey: qk.session });
-      toast.show(`Saved ${saved.username}`, 'success');
-    });
-  };
-  const demoteBlocked = self && user.isSystemAdmin && soleAdmin ? SELF_RULES.demote : null;
-
-  return (
-    <Dialog title={`Manage ${user.username}`} onClose={onClose}>
-      <div className="flex flex-col gap-3">
-        <div className="flex items-center gap-3">
-          <Avatar name={user.name ?? user.username} src={user.avatar} size={40} />
-          <div className="min-w-0 flex-1">
-            <div className="truncate text-[14px] font-semibold">{user.name ?? user.username}</div>
-            <div className="text-[12px] text-faint">
-              @{user.username} · joined{' '}
-              <time dateTime={user.createdAt} title={fullTime(user.createdAt)}>
-                {relativeTime(user.createdAt)}
-              </time>
-            </div>
-          </div>
-        </div>
-
-        <form onSubmit={saveDetails} className="grid gap-3 sm:grid-cols-2">
-          <Field label="Display name">
-            {(id) => <Input id={id} value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />}
-          </Field>
-          <Field label="E-mail">
-            {(id) => (
-              <Input
-                id={id}
-                type="email"
-                autoComplete="off"
-                value={email}
-                onChange={(e) => setEmail(e.target.value)}
-              />
-            )}
-          </Field>
-          <div className="flex items-center gap-2 sm:col-span-2">
-            <span className="flex-1 text-[12px] text-faint">
-              Usernames cannot change. People change their own password in their profile.
-            </span>
-            <Button type="submit" variant="primary" disabled={busy || !detailsChanged}>
-              Save details
-            </Button>
-          </div>
-        </form>
-
-        <ActionRow
-          title="Role"
-          state={user.isSystemAdmin ? 'System administrator' : 'Regular user'}
-          blocked={demoteBlocked}
-          action={
-            user.isSystemAdmin ? (
-              <Button
-                disabled={busy || !!demoteBlocked}
-                onClick={() =>
-                  self
-                    ? setPending('demote-self')
-                    : run(async () => {
-                        await patch({ isSystemAdmin: false });
-                        toast.show(`${user.username} is no longer an administrator`, 'success');
-                      })
-                }
-              >
-                Remove administrator
-              </Button>
-            ) : (
-              <Button disabled={busy} onClick={() => setPending('grant')}>
-                Make administrator
-              </Button>
-            )
-          }
-        />
-        <ActionRow
-          title="Access"
-          state={user.isActive ? 'Active: can sign in' : 'Disabled: cannot sign in or use API keys'}
-          blocked={self ? SELF_RULES.disable : null}
-          action={
-            user.isActive ? (
-              <Button variant="danger" disabled={busy || self} onClick={() => setPending('disable')}>
-                Disable account
-              </Button>
-            ) : (
-              <Button
-                disabled={busy}
-                onClick={() =>
-                  run(async () => {
-                    await patch({ isActive: true });
-                    toast.show(`${user.username} can sign in again`, 'success');
-                  })
-                }
-              >
-                Enable account
-              </Button>
-            )
-          }
-        />
-        <ActionRow
-          title="Delete user"
-          state="Removes the profile, avatar, key and memberships; tickets and comments stay."
-          blocked={self ? SELF_RULES.delete : null}
-          action={
-            <Button variant="danger" disabled={busy || self} onClick={() => setPending('delete')}>
-              Delete user…
-            </Button>
-          }
-        />
-        <FormError error={error} />
-        <div className="flex justify-end">
-          <Button onClick={onClose}>Done</Button>
-        </div>
-      </div>
-
-      {pending === 'grant' && (
-        <ConfirmDialog
-          title={`Make ${user.username} an administrator?`}
-          confirmLabel="Make administrator"
-          danger={false}
-          onClose={() => setPending(null)}
-          onConfirm={async () => {
-            await patch({ isSystemAdmin: true });
-            toast.show(`${user.username} is now an administrator`, 'success');
-          }}
-        >
-          Administrators manage every user, every project, the system settings and the database.
-        </ConfirmDialog>
-      )}
-      {pending === 'demote-self' && (
-        <ConfirmDialog
-          title="Give up your administrator rights?"
-          confirmLabel="Remove my rights"
-          onClose={() => setPending(null)}
-          onConfirm={async () => {
-            await patch({ isSystemAdmin: false });
-            await qc.invalidateQueries({ queryKey: qk.session });
-          }}
-        >
-          You lose access to this page at once; another administrator can give the rights back.
-        </ConfirmDialog>
-      )}
-      {pending === 'disable' && (
-        <ConfirmDialog
-          title={`Disable ${user.username}?`}
-          confirmLabel="Disable account"
-          onClose={() => setPending(null)}
-          onConfirm={async () => {
-            await patch({ isActive: false });
-            toast.show(`${user.username} is disabled`, 'success');
-          }}
-        >
-          They are signed out everywhere at once, and neither they nor their API key can get in until an
-          administrator enables the account again.
-        </ConfirmDialog>
-      )}
-      {pending === 'delete' && (
-        <ConfirmDialog
-          title={`Delete ${user.username}?`}
-          confirmLabel="Delete user"
-          busyLabel="Deleting…"
-          password
-          onClose={() => setPending(null)}
-          onConfirm={async (confirmPassword) => {
-            await deleteUser(user.id, confirmPassword);
-            changed(null, user.id);
-            toast.show(`Deleted ${user.username}`, 'success');
-            onClose();
-          }}
-        >
-          This cannot be undone. Their profile, avatar, API key, memberships and watches are removed; their
-          tickets become unassigned; tickets and comments they wrote stay, shown as by a deleted user.
-          Projects they own pass to the next admin or member.
-        </ConfirmDialog>
-      )}
-    </Dialog>
   );
 }

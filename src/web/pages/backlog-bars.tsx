@@ -1,0 +1,238 @@
+import type { Label, Member, SprintFull, Ticket } from '../api/types';
+import { MenuItem, Popover } from '../components/Popover';
+import {
+  anyTicketFilter,
+  noTicketFilters,
+  smallSelect,
+  TicketFilterFields,
+  type TicketFilterValues,
+} from '../components/TicketFilters';
+import { Button } from '../components/ui';
+import { sumPoints } from '../lib/dates';
+import { BACKLOG, SORTS, type SortKey } from './Backlog';
+
+export function Toolbar({
+  filters,
+  setFilters,
+  sort,
+  setSort,
+  members,
+  labels,
+  searchRef,
+}: {
+  filters: TicketFilterValues;
+  setFilters: (f: TicketFilterValues) => void;
+  sort: { key: SortKey; desc: boolean };
+  setSort: (s: { key: SortKey; desc: boolean }) => void;
+  members: Member[];
+  labels: Label[];
+  searchRef: React.RefObject<HTMLInputElement | null>;
+}) {
+  const any = anyTicketFilter(filters);
+  return (
+    <div className="sticky top-0 z-20 flex min-w-0 items-center gap-2 overflow-x-auto border-b border-line bg-bg px-3 py-2 sm:flex-wrap sm:px-4">
+      <fieldset className="flex min-w-0 items-center gap-2 sm:flex-wrap">
+        <legend className="sr-only">Filters</legend>
+        <TicketFilterFields
+          filters={filters}
+          setFilters={setFilters}
+          members={members}
+          labels={labels}
+          searchRef={searchRef}
+        />
+        {any && (
+          <Button size="sm" variant="ghost" onClick={() => setFilters(noTicketFilters)}>
+            Clear filters
+          </Button>
+        )}
+      </fieldset>
+      <span className="flex-1" />
+      <div className="flex shrink-0 items-center gap-1">
+        <select
+          aria-label="Sort by"
+          className={smallSelect}
+          value={sort.key}
+          onChange={(e) => {
+            const next = SORTS.find((s) => s.key === e.target.value)!;
+            setSort({ key: next.key, desc: next.desc });
+          }}
+        >
+          {SORTS.map((s) => (
+            <option key={s.key} value={s.key}>
+              Sort: {s.label}
+            </option>
+          ))}
+        </select>
+        <Button
+          size="sm"
+          variant="ghost"
+          aria-label={
+            sort.desc ? 'Sort descending (change to ascending)' : 'Sort ascending (change to descending)'
+          }
+          title={sort.desc ? 'Descending' : 'Ascending'}
+          onClick={() => setSort({ ...sort, desc: !sort.desc })}
+        >
+          <span aria-hidden="true">{sort.desc ? '↓' : '↑'}</span>
+        </Button>
+      </div>
+    </div>
+  );
+}
+
+export function SelectionBar({
+  tickets,
+  open,
+  moveTo,
+  clear,
+  onEdit,
+  onDelete,
+}: {
+  tickets: Ticket[];
+  open: SprintFull[];
+  moveTo: (list: Ticket[], target: string | null) => void;
+  clear: () => void;
+  onEdit: () => void;
+  onDelete: () => void;
+}) {
+  return (
+    <section
+      aria-label="Selected tickets"
+      className="sticky top-[45px] z-10 flex flex-wrap items-center gap-2 border-b border-line bg-accent-soft px-3 py-1.5 sm:px-4"
+    >
+      <span className="font-medium text-fg" data-testid="selection-count">
+        {tickets.length} selected
+      </span>
+      <span className="text-muted">· {sumPoints(tickets)} pts</span>
+      <span className="flex-1" />
+      <select
+        aria-label="Move selected tickets to"
+        className={smallSelect}
+        value=""
+        onChange={(e) => {
+          const v = e.target.value;
+          if (!v) return;
+          moveTo(tickets, v === BACKLOG ? null : v);
+        }}
+      >
+        <option value="">Move to…</option>
+        <option value={BACKLOG}>Backlog</option>
+        {open.map((s) => (
+          <option key={s.id} value={s.id}>
+            {s.name}
+          </option>
+        ))}
+      </select>
+      <Button size="sm" onClick={onEdit}>
+        Edit…
+      </Button>
+      <Button size="sm" variant="danger" onClick={onDelete}>
+        Delete…
+      </Button>
+      <Button size="sm" variant="ghost" onClick={clear}>
+        Clear selection
+      </Button>
+    </section>
+  );
+}
+
+export function SprintActionsBar({
+  sprint,
+  otherActive,
+  open,
+}: {
+  sprint: SprintFull;
+  otherActive: boolean;
+  open: (kind: 'edit' | 'start' | 'complete' | 'extend' | 'delete') => void;
+}) {
+  return (
+    <div className="flex items-center gap-1">
+      {sprint.status === 'active' ? (
+        <>
+          <Button
+            size="sm"
+            variant="primary"
+            aria-label={`Complete ${sprint.name}`}
+            onClick={() => open('complete')}
+          >
+            Complete
+          </Button>
+          <Button size="sm" aria-label={`Extend ${sprint.name}`} onClick={() => open('extend')}>
+            Extend
+          </Button>
+        </>
+      ) : (
+        <Button
+          size="sm"
+          variant="primary"
+          aria-label={`Start ${sprint.name}`}
+          disabled={otherActive}
+          title={otherActive ? 'Another sprint is active: complete it first' : undefined}
+          onClick={() => open('start')}
+        >
+          Start
+        </Button>
+      )}
+      <Popover
+        label={`More actions for ${sprint.name}`}
+        align="right"
+        className="inline-flex h-7 w-7 items-center justify-center rounded-md text-muted hover:bg-hover hover:text-fg"
+        button={<span aria-hidden="true">⋯</span>}
+      >
+        {(close) => (
+          <div role="menu">
+            <MenuItem
+              onSelect={() => {
+                close();
+                open('edit');
+              }}
+            >
+              Edit sprint
+            </MenuItem>
+            {sprint.status === 'planning' && (
+              <MenuItem
+                danger
+                onSelect={() => {
+                  close();
+                  open('delete');
+                }}
+              >
+                Delete sprint
+              </MenuItem>
+            )}
+          </div>
+        )}
+      </Popover>
+    </div>
+  );
+}
+
+export function BudgetMeter({ points, budget }: { points: number; budget: number | null }) {
+  if (budget == null)
+    return (
+      <span className="text-[12px] text-muted" data-testid="section-points">
+        {points} pts
+      </span>
+    );
+  const over = points > budget;
+  const pct = budget > 0 ? Math.min(100, (points / budget) * 100) : 100;
+  return (
+    <span
+      className="flex items-center gap-2"
+      title={over ? `${points - budget} points over the budget` : undefined}
+    >
+      <span
+        className={`text-[12px] ${over ? 'font-medium text-warn' : 'text-muted'}`}
+        data-testid="section-points"
+      >
+        {points} / {budget} pts
+      </span>
+      <span
+        className="hidden h-1.5 w-20 overflow-hidden rounded-full bg-surface-2 sm:inline-block"
+        aria-hidden="true"
+      >
+        <span className={`block h-full ${over ? 'bg-warn' : 'bg-accent'}`} style={{ width: `${pct}%` }} />
+      </span>
+      {over && <span className="text-[12px] text-warn">over by {points - budget}</span>}
+    </span>
+  );
+}

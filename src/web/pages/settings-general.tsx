@@ -1,0 +1,169 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useEffect, useState } from 'react';
+import { useLocation } from 'wouter';
+import { PALETTE } from '../../shared/limits';
+import { errorText } from '../api/client';
+import { qk } from '../api/keys';
+import { deleteProject, updateProject } from '../api/projects';
+import type { Project } from '../api/types';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { FormError, Section } from '../components/ProjectNav';
+import { useToast } from '../components/toast';
+import { Button, Field, Input, Textarea } from '../components/ui';
+
+export function GeneralSection({ project, canEdit }: { project: Project; canEdit: boolean }) {
+  const qc = useQueryClient();
+  const toast = useToast();
+  const [name, setName] = useState(project.name);
+  const [description, setDescription] = useState(project.description ?? '');
+  const [color, setColor] = useState(project.color);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    setName(project.name);
+    setDescription(project.description ?? '');
+    setColor(project.color);
+  }, [project.name, project.description, project.color]);
+  const dirty =
+    name.trim() !== project.name ||
+    (description.trim() || null) !== (project.description || null) ||
+    color !== project.color;
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const saved = await updateProject(project.id, {
+        name: name.trim(),
+        description: description.trim() || null,
+        color,
+      });
+      qc.setQueryData<Project[]>(qk.projects, (list) =>
+        list
+          ?.map((x) => (x.id === saved.id ? { ...x, ...saved } : x))
+          .sort((a, b) => a.name.localeCompare(b.name)),
+      );
+      qc.setQueryData<Project>(qk.project(project.key), (x) => (x ? { ...x, ...saved } : x));
+      toast.show('Project saved', 'success');
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Section
+      title="General"
+      description={`The key ${project.key} is part of every ticket key and cannot change.`}
+    >
+      <form onSubmit={submit} className="flex flex-col gap-3">
+        <Field label="Project name">
+          {(id) => (
+            <Input
+              id={id}
+              value={name}
+              maxLength={100}
+              disabled={!canEdit}
+              onChange={(e) => setName(e.target.value)}
+            />
+          )}
+        </Field>
+        <Field label="Description">
+          {(id) => (
+            <Textarea
+              id={id}
+              rows={3}
+              value={description}
+              disabled={!canEdit}
+              onChange={(e) => setDescription(e.target.value)}
+            />
+          )}
+        </Field>
+        <fieldset className="flex flex-col gap-1" disabled={!canEdit}>
+          <legend className="mb-1 text-[12px] font-medium text-muted">Colour</legend>
+          <ColorPicker value={color} onChange={setColor} />
+        </fieldset>
+        <FormError error={error} />
+        {canEdit && (
+          <div>
+            <Button type="submit" variant="primary" disabled={busy || !dirty || !name.trim()}>
+              Save changes
+            </Button>
+          </div>
+        )}
+      </form>
+    </Section>
+  );
+}
+
+export function ColorPicker({
+  value,
+  onChange,
+  label = 'Colour',
+}: {
+  value: string;
+  onChange: (c: string) => void;
+  label?: string;
+}) {
+  return (
+    <div className="flex flex-wrap items-center gap-1.5">
+      {PALETTE.map((c) => (
+        <button
+          key={c}
+          type="button"
+          aria-label={`${label} ${c}`}
+          aria-pressed={value.toUpperCase() === c.toUpperCase()}
+          onClick={() => onChange(c)}
+          className={`h-6 w-6 rounded-md border-2 ${value.toUpperCase() === c.toUpperCase() ? 'border-fg' : 'border-transparent'}`}
+          style={{ background: c }}
+        />
+      ))}
+      <label className="ml-1 flex items-center gap-1 text-[12px] text-muted">
+        <input
+          type="color"
+          aria-label={`Custom ${label.toLowerCase()}`}
+          value={value.toLowerCase()}
+          onChange={(e) => onChange(e.target.value.toUpperCase())}
+          className="h-6 w-8 cursor-pointer rounded border border-line bg-transparent"
+        />
+        Custom
+      </label>
+    </div>
+  );
+}
+
+// --- Columns -----------------------------------------------------------------------------------
+
+export function DeleteProjectSection({ project }: { project: Project }) {
+  const qc = useQueryClient();
+  const [, navigate] = useLocation();
+  const [open, setOpen] = useState(false);
+  return (
+    <Section
+      title="Delete project"
+      danger
+      description="Deletes the project with all its tickets, sprints, history and files. This cannot be undone."
+    >
+      <Button variant="danger" onClick={() => setOpen(true)}>
+        Delete this project…
+      </Button>
+      {open && (
+        <ConfirmDialog
+          title={`Delete ${project.name}?`}
+          confirmLabel="Delete project"
+          busyLabel="Deleting…"
+          typeText={project.key}
+          onClose={() => setOpen(false)}
+          onConfirm={async () => {
+            await deleteProject(project.id);
+            qc.setQueryData<Project[]>(qk.projects, (l) => l?.filter((x) => x.id !== project.id));
+            qc.removeQueries({ queryKey: ['project'] });
+            navigate('/', { replace: true });
+          }}
+        >
+          Everything in {project.key} goes: tickets, sprints, history and attachments.
+        </ConfirmDialog>
+      )}
+    </Section>
+  );
+}

@@ -1,0 +1,183 @@
+import { type ReactNode, useEffect, useState } from 'react';
+import { LIMITS } from '../../shared/limits';
+import type { FullTicket } from '../api/types';
+import { Markdown } from '../components/Markdown';
+import { Button, Textarea } from '../components/ui';
+
+export function TitleEditor({ ticket, onSave }: { ticket: FullTicket; onSave: (title: string) => void }) {
+  const [value, setValue] = useState(ticket.title);
+  useEffect(() => setValue(ticket.title), [ticket.title]);
+  const commit = () => {
+    const v = value.trim();
+    if (!v) return setValue(ticket.title);
+    if (v !== ticket.title) onSave(v);
+  };
+  return (
+    <textarea
+      aria-label="Title"
+      data-testid="title-input"
+      rows={1}
+      value={value}
+      maxLength={LIMITS.ticketTitleMax}
+      onChange={(e) => setValue(e.target.value.replace(/\n/g, ' '))}
+      onBlur={commit}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter') {
+          e.preventDefault();
+          (e.target as HTMLTextAreaElement).blur();
+        } else if (e.key === 'Escape') {
+          e.preventDefault();
+          setValue(ticket.title);
+          (e.target as HTMLTextAreaElement).blur();
+        }
+      }}
+      className="field-sizing-content w-full resize-none rounded-md border border-transparent bg-transparent px-1 py-0.5 text-[18px] font-semibold text-fg hover:border-line focus:border-accent focus:outline-none"
+    />
+  );
+}
+
+export function MarkdownEditor({
+  initial,
+  onSave,
+  onCancel,
+  saveLabel = 'Save',
+  placeholder,
+  max,
+  testId,
+}: {
+  initial: string;
+  onSave: (text: string) => void | Promise<void>;
+  onCancel?: () => void;
+  saveLabel?: string;
+  placeholder?: string;
+  max: number;
+  testId?: string;
+}) {
+  const [text, setText] = useState(initial);
+  const [tab, setTab] = useState<'write' | 'preview'>('write');
+  const [busy, setBusy] = useState(false);
+  const submit = async () => {
+    setBusy(true);
+    try {
+      await onSave(text);
+      if (!onCancel) setText('');
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="rounded-md border border-line bg-surface">
+      <div className="flex gap-1 border-b border-line px-2 pt-1.5" role="tablist">
+        {(['write', 'preview'] as const).map((t) => (
+          <button
+            key={t}
+            type="button"
+            role="tab"
+            aria-selected={tab === t}
+            onClick={() => setTab(t)}
+            className={`rounded-t px-2 pb-1.5 text-[12px] ${tab === t ? 'border-b-2 border-accent font-medium text-fg' : 'text-muted hover:text-fg'}`}
+          >
+            {t === 'write' ? 'Write' : 'Preview'}
+          </button>
+        ))}
+        <span className="ml-auto self-center text-[11px] text-faint">Markdown</span>
+      </div>
+      {tab === 'write' ? (
+        <Textarea
+          autoFocus={!!onCancel}
+          data-testid={testId}
+          className="min-h-28 rounded-none border-0 focus:border-0"
+          value={text}
+          maxLength={max}
+          placeholder={placeholder}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+              e.preventDefault();
+              if (text.trim() || onCancel) submit();
+            } else if (e.key === 'Escape' && onCancel) {
+              e.preventDefault();
+              onCancel();
+            }
+          }}
+        />
+      ) : (
+        <div className="min-h-28 px-3 py-2">
+          {text.trim() ? <Markdown source={text} /> : <span className="text-faint">Nothing to preview</span>}
+        </div>
+      )}
+      <div className="flex items-center justify-end gap-2 border-t border-line px-2 py-1.5">
+        <span className="mr-auto text-[11px] text-faint">Ctrl+Enter to {saveLabel.toLowerCase()}</span>
+        {onCancel && (
+          <Button size="sm" variant="ghost" onClick={onCancel}>
+            Cancel
+          </Button>
+        )}
+        <Button size="sm" variant="primary" disabled={busy || (!onCancel && !text.trim())} onClick={submit}>
+          {saveLabel}
+        </Button>
+      </div>
+    </div>
+  );
+}
+
+export function DescriptionEditor({
+  ticket,
+  onSave,
+}: {
+  ticket: FullTicket;
+  onSave: (description: string | null) => void;
+}) {
+  const [editing, setEditing] = useState(false);
+  return (
+    <section className="mt-3" aria-label="Description">
+      {editing ? (
+        <MarkdownEditor
+          initial={ticket.description ?? ''}
+          max={LIMITS.ticketDescriptionMax}
+          testId="description-input"
+          placeholder="Describe the work in Markdown…"
+          onCancel={() => setEditing(false)}
+          onSave={(text) => {
+            if (text !== (ticket.description ?? '')) onSave(text.trim() ? text : null);
+            setEditing(false);
+          }}
+        />
+      ) : (
+        // biome-ignore lint/a11y/useSemanticElements: the rendered Markdown (block content, links) is itself the control that opens the editor
+        <div
+          role="button"
+          tabIndex={0}
+          aria-label="Edit description"
+          data-testid="description"
+          onClick={(e) => {
+            if ((e.target as HTMLElement).closest('a')) return;
+            setEditing(true);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              setEditing(true);
+            }
+          }}
+          className="min-h-12 cursor-text rounded-md border border-transparent px-1 py-1 hover:border-line"
+        >
+          {ticket.description ? (
+            <Markdown source={ticket.description} />
+          ) : (
+            <span className="text-faint">Add a description…</span>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function SectionTitle({ children, action }: { children: ReactNode; action?: ReactNode }) {
+  return (
+    <div className="mt-6 mb-2 flex items-center gap-2">
+      <h3 className="flex-1 text-[12px] font-semibold text-muted">{children}</h3>
+      {action}
+    </div>
+  );
+}
