@@ -1,11 +1,10 @@
+import * as RadixDialog from '@radix-ui/react-dialog';
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useMemo, useRef, useState } from 'react';
-import { createPortal } from 'react-dom';
+import { useId, useMemo, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { qk } from '../api/keys';
 import { useProjects } from '../api/projects';
 import type { Project, Ticket } from '../api/types';
-import { useEscape } from '../hooks/shortcuts';
 import { effectiveTheme, setTheme } from '../hooks/theme';
 import { TypeIcon } from './icons';
 import { useShell } from './shell-context';
@@ -36,8 +35,9 @@ export function CommandPalette({
   const [active, setActive] = useState(0);
   const input = useRef<HTMLInputElement>(null);
   const listId = useId();
-  useEscape(onClose);
-  useEffect(() => input.current?.focus(), []);
+  // Where focus was when the palette opened (read at the first render, before the palette takes it).
+  const opener = useRef<HTMLElement | null>(null);
+  opener.current ??= document.activeElement as HTMLElement | null;
 
   const items = useMemo(() => {
     const q = query.trim().toLowerCase();
@@ -158,72 +158,85 @@ export function CommandPalette({
 
   const run = (i: number) => items[i]?.run();
 
-  return createPortal(
-    <div className="fixed inset-0 z-50 flex items-start justify-center bg-[var(--overlay)] p-4 pt-[12vh]">
-      <div className="fixed inset-0" aria-hidden="true" onClick={onClose} />
-      <div
-        role="dialog"
-        aria-modal="true"
-        aria-label="Command palette"
-        className="relative w-full max-w-xl overflow-hidden rounded-lg border border-line bg-surface shadow-pop"
-      >
-        <input
-          ref={input}
-          role="combobox"
-          aria-expanded="true"
-          aria-controls={listId}
-          aria-activedescendant={items[active] ? `${listId}-${active}` : undefined}
-          aria-label="Search projects, tickets and actions"
-          placeholder="Type a command, a project, a ticket key or title…"
-          className="h-11 w-full border-b border-line bg-transparent px-4 text-[14px] text-fg placeholder:text-faint focus:outline-none"
-          value={query}
-          onChange={(e) => {
-            setQuery(e.target.value);
-            setActive(0);
-          }}
-          onKeyDown={(e) => {
-            if (e.key === 'ArrowDown') {
+  // A Radix dialog: focus trapped in it, the page inert, Escape (this layer only) or a click outside closes.
+  return (
+    <RadixDialog.Root open onOpenChange={(open) => !open && onClose()}>
+      <RadixDialog.Portal>
+        <RadixDialog.Overlay className="fixed inset-0 z-50 bg-[var(--overlay)]" />
+        <div className="pointer-events-none fixed inset-0 z-50 flex items-start justify-center p-4 pt-[12vh]">
+          <RadixDialog.Content
+            aria-label="Command palette"
+            aria-describedby={undefined}
+            onOpenAutoFocus={(e) => {
               e.preventDefault();
-              setActive((a) => Math.min(items.length - 1, a + 1));
-            } else if (e.key === 'ArrowUp') {
+              input.current?.focus();
+            }}
+            onEscapeKeyDown={(e) => e.stopPropagation()}
+            onCloseAutoFocus={(e) => {
               e.preventDefault();
-              setActive((a) => Math.max(0, a - 1));
-            } else if (e.key === 'Enter') {
-              e.preventDefault();
-              run(active);
-            }
-          }}
-        />
-        <div id={listId} role="listbox" className="max-h-[50vh] overflow-y-auto p-1">
-          {items.length === 0 && (
-            <div className="px-3 py-6 text-center text-faint">Nothing matches “{query}”</div>
-          )}
-          {items.map((item, i) => (
-            <div key={item.id} role="presentation">
-              {(i === 0 || items[i - 1].group !== item.group) && (
-                <div className="px-3 pt-2 pb-1 text-[11px] font-medium tracking-wide text-faint uppercase">
-                  {item.group}
-                </div>
+              opener.current?.focus();
+            }}
+            className="pointer-events-auto relative w-full max-w-xl overflow-hidden rounded-lg border border-line bg-surface shadow-pop"
+          >
+            <RadixDialog.Title className="sr-only">Command palette</RadixDialog.Title>
+            <input
+              ref={input}
+              role="combobox"
+              aria-expanded="true"
+              aria-controls={listId}
+              aria-activedescendant={items[active] ? `${listId}-${active}` : undefined}
+              aria-label="Search projects, tickets and actions"
+              placeholder="Type a command, a project, a ticket key or title…"
+              className="h-11 w-full border-b border-line bg-transparent px-4 text-[14px] text-fg placeholder:text-faint focus:outline-none"
+              value={query}
+              onChange={(e) => {
+                setQuery(e.target.value);
+                setActive(0);
+              }}
+              onKeyDown={(e) => {
+                if (e.key === 'ArrowDown') {
+                  e.preventDefault();
+                  setActive((a) => Math.min(items.length - 1, a + 1));
+                } else if (e.key === 'ArrowUp') {
+                  e.preventDefault();
+                  setActive((a) => Math.max(0, a - 1));
+                } else if (e.key === 'Enter') {
+                  e.preventDefault();
+                  run(active);
+                }
+              }}
+            />
+            <div id={listId} role="listbox" className="max-h-[50vh] overflow-y-auto p-1">
+              {items.length === 0 && (
+                <div className="px-3 py-6 text-center text-faint">Nothing matches “{query}”</div>
               )}
-              <div
-                id={`${listId}-${i}`}
-                role="option"
-                aria-selected={i === active}
-                tabIndex={-1}
-                onMouseMove={() => setActive(i)}
-                onClick={() => run(i)}
-                onKeyDown={() => {}}
-                className={`flex cursor-pointer items-center gap-2 rounded-md px-3 py-2 ${i === active ? 'bg-hover' : ''}`}
-              >
-                {item.icon}
-                <span className="min-w-0 flex-1 truncate">{item.label}</span>
-                {item.hint && <Kbd>{item.hint}</Kbd>}
-              </div>
+              {items.map((item, i) => (
+                <div key={item.id} role="presentation">
+                  {(i === 0 || items[i - 1].group !== item.group) && (
+                    <div className="px-3 pt-2 pb-1 text-[11px] font-medium tracking-wide text-faint uppercase">
+                      {item.group}
+                    </div>
+                  )}
+                  <div
+                    id={`${listId}-${i}`}
+                    role="option"
+                    aria-selected={i === active}
+                    tabIndex={-1}
+                    onMouseMove={() => setActive(i)}
+                    onClick={() => run(i)}
+                    onKeyDown={() => {}}
+                    className={`flex cursor-pointer items-center gap-2 rounded-md px-3 py-2 ${i === active ? 'bg-hover' : ''}`}
+                  >
+                    {item.icon}
+                    <span className="min-w-0 flex-1 truncate">{item.label}</span>
+                    {item.hint && <Kbd>{item.hint}</Kbd>}
+                  </div>
+                </div>
+              ))}
             </div>
-          ))}
+          </RadixDialog.Content>
         </div>
-      </div>
-    </div>,
-    document.body,
+      </RadixDialog.Portal>
+    </RadixDialog.Root>
   );
 }

@@ -1,9 +1,9 @@
-import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
-import { useEscape } from '../hooks/shortcuts';
+import * as RadixPopover from '@radix-ui/react-popover';
+import { type ReactNode, useState } from 'react';
 
 /**
- * A button that opens a floating panel; a click outside or Escape closes it and focus returns to the
- * button. `children` gets a close function.
+ * A button that opens a floating panel (Radix Popover): a click outside or Escape closes it (only
+ * it: Escape goes no further) and focus returns to the button. `children` gets a close function.
  */
 export function Popover({
   button,
@@ -23,45 +23,21 @@ export function Popover({
   up?: boolean;
 }) {
   const [open, setOpen] = useState(false);
-  const wrap = useRef<HTMLDivElement>(null);
-  const btn = useRef<HTMLButtonElement>(null);
-  const id = useId();
-  const close = () => {
-    setOpen(false);
-    btn.current?.focus();
-  };
-  useEscape(close, open);
-  useEffect(() => {
-    if (!open) return;
-    const onDown = (e: MouseEvent) => {
-      if (!wrap.current?.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener('mousedown', onDown);
-    return () => document.removeEventListener('mousedown', onDown);
-  }, [open]);
   return (
-    <div ref={wrap} className="relative">
-      <button
-        ref={btn}
-        type="button"
-        aria-label={label}
-        aria-haspopup="true"
-        aria-expanded={open}
-        aria-controls={open ? id : undefined}
-        className={className}
-        onClick={() => setOpen((o) => !o)}
-      >
+    <RadixPopover.Root open={open} onOpenChange={setOpen}>
+      <RadixPopover.Trigger type="button" aria-label={label} aria-haspopup="true" className={className}>
         {button}
-      </button>
-      {open && (
-        <div
-          id={id}
-          className={`absolute z-40 ${up ? 'bottom-full mb-1' : 'top-full mt-1'} ${align === 'right' ? 'right-0' : 'left-0'} rounded-md border border-line bg-surface p-1 shadow-pop ${panelClass}`}
-        >
-          {children(close)}
-        </div>
-      )}
-    </div>
+      </RadixPopover.Trigger>
+      <RadixPopover.Content
+        side={up ? 'top' : 'bottom'}
+        align={align === 'right' ? 'end' : 'start'}
+        sideOffset={4}
+        onEscapeKeyDown={(e) => e.stopPropagation()}
+        className={`z-50 rounded-md border border-line bg-surface p-1 shadow-pop ${panelClass}`}
+      >
+        {children(() => setOpen(false))}
+      </RadixPopover.Content>
+    </RadixPopover.Root>
   );
 }
 

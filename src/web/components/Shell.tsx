@@ -4,7 +4,7 @@ import { Link, useLocation } from 'wouter';
 import { useAccountEvents } from '../api/events';
 import { qk } from '../api/keys';
 import { useProjects } from '../api/projects';
-import { useSession } from '../api/session';
+import { signOut as endSession, useSession } from '../api/session';
 import type { TicketPatch } from '../api/tickets';
 import type { Project } from '../api/types';
 import { useEscape, useShortcut } from '../hooks/shortcuts';
@@ -207,7 +207,7 @@ export function Shell({ children }: { children: ReactNode }) {
 
   const signOut = useCallback(async () => {
     try {
-      await signOut();
+      await endSession();
     } catch {
       // Signed out already: go on to the sign-in page.
     }

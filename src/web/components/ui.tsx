@@ -1,3 +1,4 @@
+import * as RadixDialog from '@radix-ui/react-dialog';
 import {
   type ButtonHTMLAttributes,
   forwardRef,
@@ -5,13 +6,10 @@ import {
   type ReactNode,
   type SelectHTMLAttributes,
   type TextareaHTMLAttributes,
-  useEffect,
   useId,
   useRef,
 } from 'react';
-import { createPortal } from 'react-dom';
 import { url } from '../api/client';
-import { useEscape } from '../hooks/shortcuts';
 
 type Variant = 'primary' | 'secondary' | 'ghost' | 'danger';
 const variants: Record<Variant, string> = {
@@ -183,7 +181,12 @@ export function Avatar({
   );
 }
 
-/** A modal dialog with focus moved inside, Escape to close, and the rest of the page inert to clicks. */
+/**
+ * A modal dialog (Radix Dialog): focus moves to its first field and stays inside (Tab cycles), the
+ * rest of the page is inert (hidden from screen readers, no pointer events), Escape or the close
+ * button closes it, and focus returns to where it was. Escape closes only the innermost layer: the
+ * dialog stops it before the page's own Escape handlers (the ticket drawer) see it.
+ */
 export function Dialog({
   title,
   onClose,
@@ -195,46 +198,47 @@ export function Dialog({
   children: ReactNode;
   width?: string;
 }) {
-  const ref = useRef<HTMLDivElement>(null);
-  const titleId = useId();
-  useEscape(onClose);
-  useEffect(() => {
-    const prev = document.activeElement as HTMLElement | null;
-    const first = ref.current?.querySelector<HTMLElement>(
-      'input, textarea, select, button:not([data-close])',
-    );
-    (first ?? ref.current)?.focus();
-    return () => prev?.focus?.();
-  }, []);
-  return createPortal(
-    <div className="fixed inset-0 z-50 flex items-start justify-center overflow-y-auto bg-[var(--overlay)] p-4 pt-[10vh]">
-      <div className="fixed inset-0" aria-hidden="true" onClick={onClose} />
-      <div
-        ref={ref}
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={titleId}
-        tabIndex={-1}
-        className={`relative w-full ${width} rounded-lg border border-line bg-surface shadow-pop`}
-      >
-        <div className="flex items-center justify-between border-b border-line px-4 py-3">
-          <h2 id={titleId} className="text-[14px] font-semibold">
-            {title}
-          </h2>
-          <button
-            type="button"
-            data-close
-            aria-label="Close"
-            className="rounded px-1 text-faint hover:bg-hover hover:text-fg"
-            onClick={onClose}
+  // Where focus was when the dialog opened (read at the first render, before the dialog takes it).
+  const opener = useRef<HTMLElement | null>(null);
+  opener.current ??= document.activeElement as HTMLElement | null;
+  return (
+    <RadixDialog.Root open onOpenChange={(open) => !open && onClose()}>
+      <RadixDialog.Portal>
+        <RadixDialog.Overlay className="fixed inset-0 z-50 bg-[var(--overlay)]" />
+        <div className="pointer-events-none fixed inset-0 z-50 flex items-start justify-center overflow-y-auto p-4 pt-[10vh]">
+          <RadixDialog.Content
+            aria-describedby={undefined}
+            onOpenAutoFocus={(e) => {
+              const first = (e.currentTarget as HTMLElement | null)?.querySelector<HTMLElement>(
+                'input, textarea, select, button:not([data-close])',
+              );
+              if (first) {
+                e.preventDefault();
+                first.focus();
+              }
+            }}
+            onEscapeKeyDown={(e) => e.stopPropagation()}
+            onCloseAutoFocus={(e) => {
+              e.preventDefault();
+              opener.current?.focus();
+            }}
+            className={`pointer-events-auto relative w-full ${width} rounded-lg border border-line bg-surface shadow-pop`}
           >
-            ×
-          </button>
+            <div className="flex items-center justify-between border-b border-line px-4 py-3">
+              <RadixDialog.Title className="text-[14px] font-semibold">{title}</RadixDialog.Title>
+              <RadixDialog.Close
+                data-close
+                aria-label="Close"
+                className="rounded px-1 text-faint hover:bg-hover hover:text-fg"
+              >
+                ×
+              </RadixDialog.Close>
+            </div>
+            <div className="p-4">{children}</div>
+          </RadixDialog.Content>
         </div>
-        <div className="p-4">{children}</div>
-      </div>
-    </div>,
-    document.body,
+      </RadixDialog.Portal>
+    </RadixDialog.Root>
   );
 }
 
