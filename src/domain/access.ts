@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
+import { parseTicketKey } from '../shared/tickets.js';
 import type { Actor, Ctx, Tx } from './context.js';
 import { actorOf } from './context.js';
 import { forbidden, notFound } from './errors.js';
@@ -80,18 +81,14 @@ export async function projectAccess(
   return { project, role, memberRole, actor };
 }
 
-/** Parses `KEY-12` (any case) into its key and number. */
-export function parseTicketKey(ref: string): { key: string; number: number } | null {
-  const m = /^([A-Za-z0-9]{2,10})-(\d{1,9})$/.exec(ref.trim());
-  return m ? { key: m[1].toUpperCase(), number: Number(m[2]) } : null;
-}
+export { parseTicketKey };
 
 /** A ticket of the project by id or key; 404 `Ticket not found` otherwise. */
 export async function ticketInProject(db: Tx, project: ProjectsTable, ref: string): Promise<TicketsTable> {
   const parsed = parseTicketKey(ref);
   let q = db.selectFrom('tickets').selectAll().where('project_id', '=', project.id);
   if (parsed) {
-    if (parsed.key !== project.key) throw notFound(ERR.ticketNotFound);
+    if (parsed.projectKey !== project.key) throw notFound(ERR.ticketNotFound);
     q = q.where('number', '=', parsed.number);
   } else {
     q = q.where('id', '=', ref.toLowerCase());

@@ -28,7 +28,7 @@ async function findTarget(ctx: Ctx, tx: Parameters<typeof isMember>[0], here: Pr
   let ticket: TicketsTable | undefined;
   let project: ProjectsTable | undefined = here;
   if (key) {
-    project = key.key === here.key ? here : await findProject(tx, key.key);
+    project = key.projectKey === here.key ? here : await findProject(tx, key.projectKey);
     if (project) {
       ticket = await tx
         .selectFrom('tickets')

@@ -3,6 +3,7 @@ import { ERR } from '../shared/errors.js';
 import {
   type CompleteSprintBody,
   type CreateSprintBody,
+  doneColumnIds,
   type IncompleteAction,
   SPRINT_ERR,
   SPRINT_MAX_DAYS,
@@ -76,8 +77,7 @@ async function columnIdsOf(db: Tx, projectId: string): Promise<string[]> {
 export async function doneColumnIdsOf(db: Tx, projectId: string): Promise<string[]> {
   const columns = await columnIdsOf(db, projectId);
   const settings = presentSprintSettings(await sprintSettingsRow(db, projectId), columns);
-  if (settings.doneColumnIds.length > 0) return settings.doneColumnIds;
-  return columns.length > 0 ? [columns[columns.length - 1]] : [];
+  return doneColumnIds(columns, settings.doneColumnIds);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -140,7 +140,7 @@ export async function getTicketJson(ctx: Ctx, projectRef: string, ticketRef: str
   const db = ctx.db.kysely;
   const { project } = await projectAccess(ctx, db, projectRef);
   const key = parseTicketKey(ticketRef);
-  if (key && key.key !== project.key) throw notFound(ERR.ticketNotFound);
+  if (key && key.projectKey !== project.key) throw notFound(ERR.ticketNotFound);
   const ref = key ? { number: key.number } : { id: ticketRef.toLowerCase() };
   const json = await readCache(ctx.db).get(
     ctx,

@@ -42,7 +42,7 @@ export async function findTicket(tx: Tx, project: ProjectsTable, ref: string): P
   const key = parseTicketKey(ref);
   let q = tx.selectFrom('tickets').selectAll().where('project_id', '=', project.id);
   if (key) {
-    if (key.key !== project.key) return null;
+    if (key.projectKey !== project.key) return null;
     q = q.where('number', '=', key.number);
   } else q = q.where('id', '=', ref.toLowerCase());
   return (await q.executeTakeFirst()) ?? null;

@@ -253,3 +253,15 @@ export const attachmentOut = z.object({
   uploader: personOut.nullable(),
 });
 export type AttachmentOut = z.infer<typeof attachmentOut>;
+
+/**
+ * A ticket key: the project key (2-10 letters or digits, any case) and the ticket number (`WEB-12`).
+ * The one rule of what a key looks like, for the API, the MCP tools and the web app.
+ */
+export function parseTicketKey(ref: string): { projectKey: string; number: number; key: string } | null {
+  const m = /^([A-Za-z0-9]{2,10})-(\d{1,9})$/.exec(ref.trim());
+  if (!m) return null;
+  const projectKey = m[1].toUpperCase();
+  const number = Number(m[2]);
+  return { projectKey, number, key: `${projectKey}-${number}` };
+}

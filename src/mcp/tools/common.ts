@@ -3,6 +3,7 @@ import type { UserSummaryOut } from '../../shared/common.js';
 import type { ColumnOut, LabelOut, MemberOut, ProjectOut } from '../../shared/projects.js';
 import type { sprintOut as sprintAnswer } from '../../shared/sprints.js';
 import type { TicketFullOut, TicketListItemOut } from '../../shared/tickets.js';
+import { parseTicketKey as parseKey } from '../../shared/tickets.js';
 import { type DocketClient, seg, ToolError } from '../client.js';
 
 export { ToolError };
@@ -56,10 +57,9 @@ export const projectPath = (key: string) => `/api/projects/${seg(key)}`;
 
 /** Splits `proj-12` into the project key and the normalised ticket key. */
 export function parseTicketKey(key: string): { projectKey: string; ticketKey: string } {
-  const m = /^\s*([A-Za-z0-9]{2,10})-(\d+)\s*$/.exec(key);
-  if (!m) throw new ToolError(`Invalid ticket key "${key}": use the form PROJ-12`);
-  const projectKey = m[1].toUpperCase();
-  return { projectKey, ticketKey: `${projectKey}-${Number(m[2])}` };
+  const parsed = parseKey(key);
+  if (!parsed) throw new ToolError(`Invalid ticket key "${key}": use the form PROJ-12`);
+  return { projectKey: parsed.projectKey, ticketKey: parsed.key };
 }
 
 export const ticketPath = (key: string) => {

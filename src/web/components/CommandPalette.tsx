@@ -2,6 +2,7 @@ import * as RadixDialog from '@radix-ui/react-dialog';
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
+import { parseTicketKey } from '../../shared/tickets';
 import { qk } from '../api/keys';
 import { useProjects } from '../api/projects';
 import type { Project, Ticket } from '../api/types';
@@ -46,16 +47,13 @@ export function CommandPalette({
       navigate(path);
     };
     const out: Item[] = [];
-    const keyMatch = query
-      .trim()
-      .toUpperCase()
-      .match(/^([A-Z0-9]{2,10})-(\d+)$/);
+    const keyMatch = parseTicketKey(query);
     if (keyMatch) {
       out.push({
         id: 'open-key',
         group: 'Tickets',
-        label: `Open ${keyMatch[0]}`,
-        run: go(`/projects/${keyMatch[1]}/${keyMatch[0]}`),
+        label: `Open ${keyMatch.key}`,
+        run: go(`/projects/${keyMatch.projectKey}/${keyMatch.key}`),
       });
     }
     const actions: Item[] = [

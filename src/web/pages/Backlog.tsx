@@ -14,6 +14,7 @@ import {
   useSensors,
 } from '@dnd-kit/core';
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { doneColumnIds } from '../../shared/sprints';
 import { errorText } from '../api/client';
 import { useColumns } from '../api/columns';
 import { useLabels } from '../api/labels';
@@ -159,12 +160,16 @@ export function Backlog({
   const openIds = new Set(open.map((s) => s.id));
 
   // Which columns count as done: the sprint settings' choice, else the last column.
-  const doneIds = useMemo(() => {
-    const known = (settings.data?.doneColumnIds ?? []).filter((id) => colIndex.has(id));
-    if (known.length) return new Set(known);
-    const last = cols[cols.length - 1];
-    return new Set(last ? [last.id] : []);
-  }, [settings.data, colIndex, cols]);
+  const doneIds = useMemo(
+    () =>
+      new Set(
+        doneColumnIds(
+          cols.map((c) => c.id),
+          settings.data?.doneColumnIds ?? [],
+        ),
+      ),
+    [settings.data, cols],
+  );
 
   const all = tickets.data ?? [];
   const planned = all.filter((t) => !t.sprintId || openIds.has(t.sprintId));

@@ -15,6 +15,7 @@ import {
 } from '../api/me';
 import type { KeyStatus, Me } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { DangerZone } from '../components/DangerZone';
 import { FormError, Section } from '../components/ProjectNav';
 import { fullTime, relativeTime } from '../components/time';
 import { useToast } from '../components/toast';
@@ -344,34 +345,24 @@ export function ApiKeySection() {
 export function DeleteAccountSection() {
   const qc = useQueryClient();
   const [, navigate] = useLocation();
-  const [open, setOpen] = useState(false);
   return (
-    <Section
+    <DangerZone
       title="Delete account"
-      danger
       description="Removes your profile, avatar, key and memberships. Tickets and comments you wrote stay, shown as by a deleted user. Projects you own pass to their first admin or member; a project with no other member is deleted."
+      action="Delete my account…"
+      dialogTitle="Delete your account?"
+      confirmLabel="Delete my account"
+      busyLabel="Deleting…"
+      password
+      typeText="delete my account"
+      onConfirm={async (password) => {
+        await deleteMyAccount(password, 'delete my account');
+        qc.clear();
+        qc.setQueryData(qk.session, {});
+        navigate('/sign-in', { replace: true });
+      }}
     >
-      <Button variant="danger" onClick={() => setOpen(true)}>
-        Delete my account…
-      </Button>
-      {open && (
-        <ConfirmDialog
-          title="Delete your account?"
-          confirmLabel="Delete my account"
-          busyLabel="Deleting…"
-          password
-          typeText="delete my account"
-          onClose={() => setOpen(false)}
-          onConfirm={async (password) => {
-            await deleteMyAccount(password, 'delete my account');
-            qc.clear();
-            qc.setQueryData(qk.session, {});
-            navigate('/sign-in', { replace: true });
-          }}
-        >
-          This cannot be undone.
-        </ConfirmDialog>
-      )}
-    </Section>
+      This cannot be undone.
+    </DangerZone>
   );
 }

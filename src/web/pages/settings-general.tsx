@@ -6,7 +6,7 @@ import { errorText } from '../api/client';
 import { qk } from '../api/keys';
 import { deleteProject, updateProject } from '../api/projects';
 import type { Project } from '../api/types';
-import { ConfirmDialog } from '../components/ConfirmDialog';
+import { DangerZone } from '../components/DangerZone';
 import { FormError, Section } from '../components/ProjectNav';
 import { useToast } from '../components/toast';
 import { Button, Field, Input, Textarea } from '../components/ui';
@@ -137,33 +137,23 @@ export function ColorPicker({
 export function DeleteProjectSection({ project }: { project: Project }) {
   const qc = useQueryClient();
   const [, navigate] = useLocation();
-  const [open, setOpen] = useState(false);
   return (
-    <Section
+    <DangerZone
       title="Delete project"
-      danger
       description="Deletes the project with all its tickets, sprints, history and files. This cannot be undone."
+      action="Delete this project…"
+      dialogTitle={`Delete ${project.name}?`}
+      confirmLabel="Delete project"
+      busyLabel="Deleting…"
+      typeText={project.key}
+      onConfirm={async () => {
+        await deleteProject(project.id);
+        qc.setQueryData<Project[]>(qk.projects, (l) => l?.filter((x) => x.id !== project.id));
+        qc.removeQueries({ queryKey: ['project'] });
+        navigate('/', { replace: true });
+      }}
     >
-      <Button variant="danger" onClick={() => setOpen(true)}>
-        Delete this project…
-      </Button>
-      {open && (
-        <ConfirmDialog
-          title={`Delete ${project.name}?`}
-          confirmLabel="Delete project"
-          busyLabel="Deleting…"
-          typeText={project.key}
-          onClose={() => setOpen(false)}
-          onConfirm={async () => {
-            await deleteProject(project.id);
-            qc.setQueryData<Project[]>(qk.projects, (l) => l?.filter((x) => x.id !== project.id));
-            qc.removeQueries({ queryKey: ['project'] });
-            navigate('/', { replace: true });
-          }}
-        >
-          Everything in {project.key} goes: tickets, sprints, history and attachments.
-        </ConfirmDialog>
-      )}
-    </Section>
+      Everything in {project.key} goes: tickets, sprints, history and attachments.
+    </DangerZone>
   );
 }

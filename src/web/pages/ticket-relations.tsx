@@ -2,11 +2,14 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useRef, useState } from 'react';
 import { Link } from 'wouter';
+import { doneColumnIds } from '../../shared/sprints';
+import { parseTicketKey } from '../../shared/tickets';
 import { deleteAttachment, uploadAttachment, useAttachments } from '../api/attachments';
 import { errorText, url } from '../api/client';
 import { useColumns } from '../api/columns';
 import { qk } from '../api/keys';
 import { createLink, deleteLink } from '../api/links';
+import { useSprintSettings } from '../api/sprints';
 import { useCreateTicket, useTickets } from '../api/tickets';
 import {
   type Attachment,
@@ -33,8 +36,15 @@ export function Subtasks({ project, ticket }: { project: Project; ticket: FullTi
     .filter((t) => t.parentId === ticket.id)
     .sort((a, b) => a.number - b.number);
   const colName = (id: string) => columns.data?.find((c) => c.id === id)?.name ?? '';
-  const lastColumn = columns.data?.[columns.data.length - 1]?.id;
-  const done = subtasks.filter((t) => t.columnId === lastColumn).length;
+  // Subtask progress counts the project's done columns, as sprints and reports do.
+  const settings = useSprintSettings(project.id);
+  const done = useMemo(() => {
+    const ids = doneColumnIds(
+      (columns.data ?? []).map((c) => c.id),
+      settings.data?.doneColumnIds ?? [],
+    );
+    return subtasks.filter((t) => ids.includes(t.columnId)).length;
+  }, [columns.data, settings.data, subtasks]);
   const add = () => {
     const t = title.trim();
     if (!t) return;
@@ -144,7 +154,7 @@ export function Links({ project, ticket }: { project: Project; ticket: FullTicke
       toast.error(`Could not remove the link: ${errorText(err)}`);
     }
   };
-  const typedKey = /^[A-Za-z0-9]{2,10}-\d+$/.test(query.trim()) ? query.trim().toUpperCase() : null;
+  const typedKey = parseTicketKey(query)?.key ?? null;
   return (
     <section aria-label="Links">
       <SectionTitle

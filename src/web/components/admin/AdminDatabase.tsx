@@ -7,6 +7,7 @@ import { errorText } from '../../api/client';
 import { qk } from '../../api/keys';
 import { formatBytes } from '../../api/upload';
 import { ConfirmDialog } from '../ConfirmDialog';
+import { DangerZone } from '../DangerZone';
 import { FormError, Section } from '../ProjectNav';
 import { useToast } from '../toast';
 import { Button, Field, Input } from '../ui';
@@ -337,75 +338,55 @@ function ImportSection() {
 
 function WipeProjectsSection() {
   const toast = useToast();
-  const [open, setOpen] = useState(false);
   return (
-    <Section
+    <DangerZone
       title="Wipe projects"
-      danger
       description="Deletes every project with its tickets, sprints, comments and files. User accounts, passwords and system settings stay."
+      action="Wipe all projects…"
+      dialogTitle="Delete every project?"
+      confirmLabel="Wipe projects"
+      busyLabel="Wiping…"
+      password
+      typeText={WIPE_PROJECTS_CONFIRMATION}
+      onConfirm={async (confirmPassword) => {
+        const res = await wipeProjects(confirmPassword);
+        const w = res.wiped;
+        toast.show(
+          `Deleted ${count(w.projects, 'project')}, ${count(w.tickets, 'ticket')} and ${count(w.sprints, 'sprint')}`,
+          'success',
+        );
+      }}
     >
-      <Button variant="danger" onClick={() => setOpen(true)}>
-        Wipe all projects…
-      </Button>
-      {open && (
-        <ConfirmDialog
-          title="Delete every project?"
-          confirmLabel="Wipe projects"
-          busyLabel="Wiping…"
-          password
-          typeText={WIPE_PROJECTS_CONFIRMATION}
-          onClose={() => setOpen(false)}
-          onConfirm={async (confirmPassword) => {
-            const res = await wipeProjects(confirmPassword);
-            const w = res.wiped;
-            toast.show(
-              `Deleted ${count(w.projects, 'project')}, ${count(w.tickets, 'ticket')} and ${count(w.sprints, 'sprint')}`,
-              'success',
-            );
-          }}
-        >
-          This cannot be undone; export a backup first if you may need them. Everyone working in a project is
-          sent to the home page.
-        </ConfirmDialog>
-      )}
-    </Section>
+      This cannot be undone; export a backup first if you may need them. Everyone working in a project is sent
+      to the home page.
+    </DangerZone>
   );
 }
 
 function WipeAllSection() {
   const sessionEnded = useSessionEnded();
-  const [open, setOpen] = useState(false);
   return (
-    <Section
+    <DangerZone
       title="Wipe all data"
-      danger
       description="Deletes everything: users, projects, tickets, sprints, settings and files. A new administrator account called admin is created with a temporary password."
+      action="Wipe all data…"
+      dialogTitle="Delete all data?"
+      confirmLabel="Wipe all data"
+      busyLabel="Wiping…"
+      password
+      typeText={WIPE_CONFIRMATION}
+      onConfirm={async (confirmPassword) => {
+        const res = await wipeDatabase(confirmPassword, WIPE_CONFIRMATION);
+        const cred = res.newAdminCredentials;
+        showLastingNotice('All data wiped', (close) => (
+          <Credentials username={cred.username} password={cred.temporaryPassword} onDone={close} />
+        ));
+        sessionEnded();
+      }}
     >
-      <Button variant="danger" onClick={() => setOpen(true)}>
-        Wipe all data…
-      </Button>
-      {open && (
-        <ConfirmDialog
-          title="Delete all data?"
-          confirmLabel="Wipe all data"
-          busyLabel="Wiping…"
-          password
-          typeText={WIPE_CONFIRMATION}
-          onClose={() => setOpen(false)}
-          onConfirm={async (confirmPassword) => {
-            const res = await wipeDatabase(confirmPassword, WIPE_CONFIRMATION);
-            const cred = res.newAdminCredentials;
-            showLastingNotice('All data wiped', (close) => (
-              <Credentials username={cred.username} password={cred.temporaryPassword} onDone={close} />
-            ));
-            sessionEnded();
-          }}
-        >
-          This cannot be undone; export a backup first. Every account, yours included, is deleted and everyone
-          is signed out.
-        </ConfirmDialog>
-      )}
-    </Section>
+      This cannot be undone; export a backup first. Every account, yours included, is deleted and everyone is
+      signed out.
+    </DangerZone>
   );
 }
 
