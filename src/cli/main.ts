@@ -105,7 +105,7 @@ async function withServices<T>(fn: (s: Services, db: Db) => Promise<T>): Promise
     const services: Services = {
       db,
       config,
-      events: { published() {} },
+      events: { published() {}, origin: null },
       files: new DiskFileStore(path.join(config.dataDir, 'uploads')),
       log: quietLog,
     };

@@ -65,7 +65,7 @@ export async function transact<T>(
     const pending: NewEvent[] = [];
     const value = await fn(tx, (e) => pending.push(e));
     if (ctx.config.checkContracts) checkEvents(pending);
-    stored = await appendEvents(tx, ctx.db.dialect, pending, ctx.tabId ?? null);
+    stored = await appendEvents(tx, ctx.db.dialect, pending, ctx.tabId ?? null, ctx.events.origin);
     return value;
   });
   if (stored.length > 0) ctx.events.published(stored);

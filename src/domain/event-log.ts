@@ -28,10 +28,11 @@ export async function appendEvents(
   dialect: Dialect,
   events: NewEvent[],
   tabId: string | null,
+  origin: string | null,
 ): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
   if (dialect === 'postgres') {
-    await sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK}), pg_notify(${sql.raw(PG_CHANNEL_SQL)}, '')`.execute(
+    await sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK}), pg_notify(${sql.raw(PG_CHANNEL_SQL)}, ${origin ?? ''})`.execute(
       tx,
     );
   }

@@ -12,6 +12,8 @@ export interface FollowerOptions {
   log: Logger;
   /** Receives every committed event once, in id order. */
   deliver(events: StoredEvent[]): Promise<void> | void;
+  /** This instance's NOTIFY payload: its own commits come through `offer`, not the log. */
+  origin?: string | null;
   /** Poll interval while nothing else wakes the follower: SQLite (other processes on the file). */
   sqlitePollMs?: number;
   /** Poll interval on PostgreSQL while LISTEN is connected (a safety net) and while it is not. */
@@ -20,13 +22,20 @@ export interface FollowerOptions {
 }
 
 /**
- * Follows the event log by id. It is woken after a local commit, by a PostgreSQL NOTIFY from
- * another instance, and by a timer; each wake reads the rows with an id above the last one seen.
- * Because ids commit in order (see appendEvents), reading by id neither skips nor reorders events,
- * whichever instance wrote them; a rolled-back event was never committed and is never read.
+ * Follows the event log by id. This instance's own committed events are handed over in memory
+ * (`offer`) and delivered without reading them back when they follow the last delivered id. The
+ * log is read (rows with an id above the last one delivered) when a PostgreSQL NOTIFY comes from
+ * another instance, when a timer fires, and when offered events leave a gap (another instance's
+ * or another process's commit, or an id a rolled-back transaction used). Because ids commit in
+ * order (see appendEvents), neither path skips or reorders events, and an event is delivered once
+ * whichever path brings it first; a rolled-back event was never committed and is never read.
  */
 export class LogFollower {
   private lastId = 0;
+  /** This instance's committed events not yet delivered, in id order. */
+  private pending: StoredEvent[] = [];
+  /** Whether the log must be read (NOTIFY, timer, start) rather than only the pending events. */
+  private readRequested = false;
   private reading = false;
   private again = false;
   private stopped = true;
@@ -56,6 +65,7 @@ export class LogFollower {
         this.opts.log,
         () => this.wake(),
         () => this.schedule(),
+        this.opts.origin ?? null,
       );
       await this.listener.start();
     }
@@ -79,8 +89,20 @@ export class LogFollower {
     this.timer.unref();
   }
 
+  /** This instance's events, just committed: delivered from memory, in id order, once. */
+  offer(events: StoredEvent[]): void {
+    if (this.stopped || events.length === 0) return;
+    this.pending.push(...events);
+    this.run();
+  }
+
   /** Reads the log now (coalesced: one read at a time, and one more if woken meanwhile). */
   wake(): void {
+    this.readRequested = true;
+    this.run();
+  }
+
+  private run(): void {
     if (this.stopped) return;
     if (this.reading) {
       this.again = true;
@@ -97,7 +119,7 @@ export class LogFollower {
     try {
       do {
         this.again = false;
-        await this.readAll();
+        await this.catchUp();
       } while (this.again && !this.stopped);
     } catch (err) {
       if (!this.stopped) this.opts.log.warn({ err }, 'reading the event log failed; retrying');
@@ -106,6 +128,27 @@ export class LogFollower {
       this.reading = false;
       this.resolveIdle?.();
     }
+  }
+
+  /** Delivers the pending events that follow the last delivered id; reads the log when asked or when a gap is left. */
+  private async catchUp(): Promise<void> {
+    await this.deliverPending();
+    if (!this.readRequested && this.pending.length === 0) return;
+    this.readRequested = false;
+    await this.readAll();
+    await this.deliverPending();
+  }
+
+  private async deliverPending(): Promise<void> {
+    this.pending.sort((a, b) => a.id - b.id);
+    const ready: StoredEvent[] = [];
+    while (this.pending.length > 0 && this.pending[0].id <= this.lastId + 1) {
+      const e = this.pending.shift() as StoredEvent;
+      if (e.id <= this.lastId) continue; // already read from the log
+      ready.push(e);
+      this.lastId = e.id;
+    }
+    if (ready.length > 0) await this.opts.deliver(ready);
   }
 
   private async readAll(): Promise<void> {
@@ -144,6 +187,8 @@ class PgListener {
     private readonly log: Logger,
     private readonly onNotify: () => void,
     private readonly onState: () => void,
+    /** NOTIFY payload of this instance's own commits, which it delivers from memory. */
+    private readonly origin: string | null,
   ) {}
 
   async start(): Promise<void> {
@@ -176,7 +221,10 @@ class PgListener {
     };
     client.on('error', lost);
     client.on('end', () => lost());
-    client.on('notification', () => this.onNotify());
+    client.on('notification', (msg) => {
+      if (this.origin && msg.payload === this.origin) return;
+      this.onNotify();
+    });
     await client.connect();
     const { rows } = await client.query<{ channel: string }>(`select ${PG_CHANNEL_SQL} as channel`);
     await client.query(`listen "${rows[0].channel.replaceAll('"', '""')}"`);

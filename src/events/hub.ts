@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EventSink, StoredEvent } from './types.js';
 
 export type EventListener = (events: StoredEvent[]) => void;
@@ -12,11 +13,15 @@ export interface SessionEnd {
  * In-process fan-out of committed events to the streams of this instance.
  *
  * `published()` is what transact() calls after a commit. When a log follower is attached (always in
- * the app, see src/events/setup.ts), it only wakes the follower, which reads the log by id and calls
- * `deliver()` in id order, so events from this instance, from other instances and from concurrent
- * transactions reach the listeners once and in commit order. Without a follower it delivers directly.
+ * the app, see src/events/setup.ts), it hands the events to the follower, which delivers them from
+ * memory when they follow the last delivered id and reads the log only for what it has not seen
+ * (other instances' events, or a gap), calling `deliver()` in id order: events from this instance,
+ * from other instances and from concurrent transactions reach the listeners once and in commit
+ * order. Without a follower it delivers directly.
  */
 export class EventHub implements EventSink {
+  /** This instance's name in NOTIFY payloads (see EventSink.origin). */
+  readonly origin = randomUUID();
   private readonly listeners = new Set<EventListener>();
   private wake: ((events: StoredEvent[]) => void) | null = null;
 

@@ -36,9 +36,10 @@ export async function setupEvents(
   const follower = new LogFollower({
     db: services.db,
     log: services.log,
+    origin: hub.origin,
     deliver: (events) => hub.deliver(events),
   });
-  hub.attachFollower(() => follower.wake());
+  hub.attachFollower((events) => follower.offer(events));
 
   const background = { ...services, db: { ...services.db } };
   const prune = () =>

@@ -30,4 +30,9 @@ export interface StoredEvent {
 /** Receives events after their transaction committed. */
 export interface EventSink {
   published(events: StoredEvent[]): void;
+  /**
+   * This instance's name in the log's PostgreSQL NOTIFY payload, so that it can tell its own
+   * commits (delivered from memory) from other instances' (read from the log). Null: no streams.
+   */
+  readonly origin: string | null;
 }
