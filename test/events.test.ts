@@ -554,6 +554,7 @@ describe('resuming with Last-Event-ID', () => {
       for (let i = 0; i < 40; i++)
         await emit([{ scope: 'user', type: 'user.updated', userId: u.userId, data: { n: i } }]);
     })();
+    // Not a wait for something: the reconnect is meant to land while the writes are still going on.
     await new Promise((r) => setTimeout(r, 5));
     const again = await connect(u, '/api/users/events', { 'last-event-id': String(from) });
     await writes;

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialect, pgUrl } from './helpers/app.js';
 import { PASSWORD } from './helpers/factories.js';
 import { makeBigPng, multipartBody } from './helpers/files.js';
+import { eventually } from './helpers/wait.js';
 
 /**
  * Crash tests against a real server process (`node --import tsx src/server/main.ts`), killed with
@@ -371,18 +372,19 @@ describe('a server killed with SIGKILL', () => {
     const before = await state();
 
     // The client gives up half-way: the server is alive and must clean up by itself.
-    const abandoned = sendHalf();
-    await new Promise((r) => setTimeout(r, 300));
-    abandoned.destroy();
-    await new Promise((r) => setTimeout(r, 500));
-    expect(await state()).toEqual(before);
     const incoming = path.join(dataDir, 'uploads', '.incoming');
+    const receiving = () => fs.existsSync(incoming) && fs.readdirSync(incoming).length > 0;
+    const abandoned = sendHalf();
+    await eventually(receiving, 'the server to start receiving the upload');
+    abandoned.destroy();
+    await eventually(() => !receiving(), 'the server to remove the half-received file');
+    expect(await state()).toEqual(before);
     expect(fs.existsSync(incoming) ? fs.readdirSync(incoming) : []).toEqual([]);
     await expectNoOrphans();
 
     // The server dies half-way through receiving the file.
     sendHalf();
-    await new Promise((r) => setTimeout(r, 300));
+    await eventually(receiving, 'the server to start receiving the upload');
     await kill();
     await start();
     expect(await state()).toEqual(before);
