@@ -14,7 +14,7 @@
  *   BENCH_ONLY=sqlite npm run bench          # or postgres
  *   BENCH_TICKETS_PER_PROJECT=500 npm run bench   # a quick smaller run
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,46 +23,25 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { startProcess } from '../test/helpers/server.js';
 import { buildDataset } from './dataset.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PER_PROJECT = Number(process.env.BENCH_TICKETS_PER_PROJECT ?? 5_000);
-const root = path.resolve(import.meta.dirname, '..');
+const _root = path.resolve(import.meta.dirname, '..');
 const pgBase = process.env.BENCH_DATABASE_URL ?? process.env.DOCKET_TEST_DATABASE_URL;
 const only = process.env.BENCH_ONLY;
 const children: ChildProcess[] = [];
 
-function start(
+/** A server process from the sources, ready when it prints `listening at` (start-up is timed to it). */
+async function start(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ url: string; child: ChildProcess; ms: number }> {
-  const t0 = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const onData = (b: Buffer) => {
-      out += b.toString();
-      const m = /listening at (http:\/\/[\d.]+:\d+)/.exec(out);
-      if (m) {
-        child.stdout?.off('data', onData);
-        child.stdout?.resume();
-        resolve({ url: m[1], child, ms: Math.round(performance.now() - t0) });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (b: Buffer) => {
-      out += b.toString();
-    });
-    child.on('exit', (code) =>
-      reject(new Error(`${args.join(' ')} exited with ${code}:\n${out.slice(-2000)}`)),
-    );
-  });
+  const started = await startProcess({ args: ['--import', 'tsx', ...args], env, ready: 'listening' });
+  children.push(started.child);
+  return started;
 }
 
 interface Result {

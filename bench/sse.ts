@@ -13,7 +13,7 @@
  * The server runs as a separate process (node --import tsx src/server/main.ts), so its memory is
  * measured alone (/proc/<pid>/status VmRSS, Linux).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -21,12 +21,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { startProcess } from '../test/helpers/server.js';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 const USERS = Math.min(20, STREAMS);
 const PASSWORD = 'Bench-password-42';
-const root = path.resolve(import.meta.dirname, '..');
+const _root = path.resolve(import.meta.dirname, '..');
 
 let server: ChildProcess | null = null;
 let dataDir = '';
@@ -52,10 +53,9 @@ async function startServer(): Promise<{ url: string; pid: number }> {
     u.pathname = `/${database}`;
     databaseUrl = u.toString();
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-    cwd: root,
+  const started = await startProcess({
+    args: ['--import', 'tsx', 'src/server/main.ts'],
     env: {
-      ...process.env,
       PORT: '0',
       HOST: '127.0.0.1',
       DOCKET_DATA_DIR: dataDir,
@@ -64,29 +64,13 @@ async function startServer(): Promise<{ url: string; pid: number }> {
       DOCKET_REGISTER_LIMIT: '100000',
       DOCKET_LOGIN_LIMIT: '100000',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    ready: 'listening',
+    onStdout: (chunk) => {
+      for (const line of chunk.split('\n')) if (/"level":(50|60)/.test(line)) serverErrors.push(line);
+    },
   });
-  server = child;
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const onData = (b: Buffer) => {
-      out += b.toString();
-      const m = /listening at (http:\/\/[\d.]+:\d+)/.exec(out);
-      if (m) {
-        child.stdout?.off('data', onData);
-        child.stdout?.on('data', (b: Buffer) => {
-          for (const line of b.toString().split('\n'))
-            if (/"level":(50|60)/.test(line)) serverErrors.push(line);
-        });
-        resolve({ url: m[1], pid: child.pid! });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (b: Buffer) => {
-      out += b.toString();
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${out}`)));
-  });
+  server = started.child;
+  return { url: started.url, pid: started.child.pid as number };
 }
 
 async function api(base: string, method: string, url: string, cookie: string | null, body?: unknown) {

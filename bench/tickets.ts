@@ -18,16 +18,16 @@
  *                                                   # PostgreSQL: a fresh database, dropped after
  *   BENCH_DURATION=20 BENCH_CONNECTIONS=20 BENCH_ROUNDS=5 BENCH_LOG_LEVEL=info npm run bench:tickets
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { startProcess } from '../test/helpers/server.js';
 import { generate } from './generate.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -43,46 +43,18 @@ const TICKETS = Number(process.env.BENCH_TICKETS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Writes per second during the "writes landing" runs. */
 const WRITES = Number(process.env.BENCH_WRITES ?? 20);
-const root = path.resolve(import.meta.dirname, '..');
+const _root = path.resolve(import.meta.dirname, '..');
 const pgBase = process.env.BENCH_DATABASE_URL;
 const children: ChildProcess[] = [];
 
-/** A free TCP port on the loopback interface. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 /** Starts Docket on its own port with request logging off (warn), and waits until it answers. */
 async function startDocket(env: Record<string, string>): Promise<string> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-    cwd: root,
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', DOCKET_LOG_LEVEL: LOG_LEVEL },
-    stdio: ['ignore', 'ignore', 'pipe'],
+  const started = await startProcess({
+    args: ['--import', 'tsx', 'src/server/main.ts'],
+    env: { ...env, DOCKET_LOG_LEVEL: LOG_LEVEL },
   });
-  children.push(child);
-  let err = '';
-  child.stderr?.on('data', (b: Buffer) => {
-    err += b.toString();
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}:\n${err}`);
-    try {
-      if ((await fetch(`${url}/api/health`)).ok) return url;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`the server did not start:\n${err}`);
+  children.push(started.child);
+  return started.url;
 }
 
 /** Ends the child processes: SIGTERM, then SIGKILL for any still running after 3 s. */
@@ -95,30 +67,11 @@ async function stopChildren() {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 }
 
-function start(args: string[], env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const onData = (b: Buffer) => {
-      out += b.toString();
-      const m = /listening at (http:\/\/[\d.]+:\d+)/.exec(out);
-      if (m) {
-        child.stdout?.off('data', onData);
-        child.stdout?.resume();
-        resolve(m[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (b: Buffer) => {
-      out += b.toString();
-    });
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${out}`)));
-  });
+/** A process that prints `listening at <url>` (the bare route). */
+async function start(args: string[], env: Record<string, string>): Promise<string> {
+  const started = await startProcess({ args: ['--import', 'tsx', ...args], env, ready: 'listening' });
+  children.push(started.child);
+  return started.url;
 }
 
 interface Result {

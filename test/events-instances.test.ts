@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -7,21 +7,20 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialect, pgUrl } from './helpers/app.js';
 import { PASSWORD, unique } from './helpers/factories.js';
+import { type ServerProcess, startDocketFromSource } from './helpers/server.js';
 import { SseClient } from './helpers/sse.js';
 
 /**
  * Two real server processes on one database (a fresh PostgreSQL database, or one SQLite file): a
  * change made through one instance reaches the stream clients of the other, in log order.
  */
-const root = path.resolve(import.meta.dirname, '..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 
 interface Instance {
   url: string;
   child: ChildProcess;
 }
 
-const children: ChildProcess[] = [];
+const servers: ServerProcess[] = [];
 const clients: SseClient[] = [];
 let dataDir: string;
 let databaseUrl: string | undefined;
@@ -29,42 +28,20 @@ let database: string | undefined;
 let a: Instance;
 let b: Instance;
 
-function startInstance(name: string): Promise<Instance> {
-  const child = spawn(tsx, ['src/server/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DOCKET_DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl ?? '',
-      DOCKET_LOG_LEVEL: 'info',
-      DOCKET_SSE_KEEPALIVE_SECONDS: '0.3',
-      DOCKET_REGISTER_LIMIT: '1000',
-      DOCKET_ADMIN_USERNAME: '',
-      DOCKET_ADMIN_PASSWORD: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+async function startInstance(name: string): Promise<Instance> {
+  const started = await startDocketFromSource({
+    DOCKET_DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl ?? '',
+    DOCKET_LOG_LEVEL: 'info',
+    DOCKET_SSE_KEEPALIVE_SECONDS: '0.3',
+    DOCKET_REGISTER_LIMIT: '1000',
+    DOCKET_ADMIN_USERNAME: '',
+    DOCKET_ADMIN_PASSWORD: '',
+  }).catch((err: Error) => {
+    throw new Error(`instance ${name} did not start: ${err.message}`);
   });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`instance ${name} did not start: ${out}`)), 45_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening at (http:\/\/[\d.]+:\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1], child });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`instance ${name} exited with ${code}: ${out}`));
-    });
-  });
+  servers.push(started);
+  return { url: started.url, child: started.child };
 }
 
 async function signUpVia(inst: Instance): Promise<{ cookie: string; userId: string; username: string }> {
@@ -128,16 +105,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of clients) c.close();
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
+  await Promise.all(servers.map((s) => s.stop()));
   fs.rmSync(dataDir, { recursive: true, force: true });
   if (database && pgUrl) {
     const admin = new pg.Client({ connectionString: pgUrl });

@@ -1,8 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -11,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialect, pgUrl } from './helpers/app.js';
 import { PASSWORD } from './helpers/factories.js';
 import { makeBigPng, multipartBody } from './helpers/files.js';
+import { startDocketFromSource } from './helpers/server.js';
 import { eventually } from './helpers/wait.js';
 
 /**
@@ -20,54 +20,22 @@ import { eventually } from './helpers/wait.js';
  * nothing is half-imported, and no upload left a record without its file or a file without its record.
  */
 
-const root = path.resolve(import.meta.dirname, '..');
+const _root = path.resolve(import.meta.dirname, '..');
 let dataDir: string;
 let databaseUrl: string | undefined;
 let pgAdminUrl: string | undefined;
 let dbName: string | undefined;
 let server: { proc: ChildProcess; url: string; port: number } | null = null;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 async function start() {
-  const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DOCKET_DATA_DIR: dataDir,
-      DOCKET_LOG_LEVEL: 'silent',
-      DOCKET_REGISTER_LIMIT: '1000',
-      DOCKET_LOGIN_LIMIT: '1000',
-      DATABASE_URL: databaseUrl ?? '',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
+  const started = await startDocketFromSource({
+    DOCKET_DATA_DIR: dataDir,
+    DOCKET_LOG_LEVEL: 'silent',
+    DOCKET_REGISTER_LIMIT: '1000',
+    DOCKET_LOGIN_LIMIT: '1000',
+    DATABASE_URL: databaseUrl ?? '',
   });
-  let stderr = '';
-  proc.stderr?.on('data', (d) => {
-    stderr += d;
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}: ${stderr}`);
-    const ok = await fetch(`${url}/api/health`)
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error(`server did not start: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  server = { proc, url, port };
+  server = { proc: started.child, url: started.url, port: Number(new URL(started.url).port) };
   return server;
 }
 

@@ -3,14 +3,14 @@
  * on a free port with a temporary data directory, and drives Debian's Chromium with playwright-core.
  * Set E2E_BASE_URL to run against a server that is already running instead.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { startProcess } from '../helpers/server.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SCREENSHOTS = path.join(root, 'docs', 'screenshots');
@@ -46,18 +46,6 @@ export function buildIfNeeded() {
   if (r.status !== 0) throw new Error('Build failed');
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 export interface Server {
   baseUrl: string;
   dataDir: string | null;
@@ -68,48 +56,24 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
   if (process.env.E2E_BASE_URL)
     return { baseUrl: process.env.E2E_BASE_URL.replace(/\/$/, ''), dataDir: null, stop: async () => {} };
   buildIfNeeded();
-  const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docket-e2e-'));
-  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'dist', 'server', 'main.js')], {
-    cwd: root,
+  const server = await startProcess({
+    args: [path.join(root, 'dist', 'server', 'main.js')],
     env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
       DOCKET_DATA_DIR: dataDir,
       DATABASE_URL: '',
       DOCKET_REGISTER_LIMIT: '10000',
       DOCKET_LOGIN_LIMIT: '10000',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    basePath: env.DOCKET_BASE_PATH,
+    timeoutMs: 30_000,
   });
-  let output = '';
-  child.stdout?.on('data', (d) => (output += d));
-  child.stderr?.on('data', (d) => (output += d));
-  const baseUrl = `http://127.0.0.1:${port}${env.DOCKET_BASE_PATH ?? ''}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`Server exited early:\n${output}`);
-    try {
-      const r = await fetch(`${baseUrl}/api/health`);
-      if (r.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`Server did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
   return {
-    baseUrl,
+    baseUrl: server.url,
     dataDir,
     stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
+      await server.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
