@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
-  adoptSession,
+  closeContexts,
   launchBrowser,
-  newContext,
+  openPage,
   PASSWORD,
   type Server,
   screenshot,
@@ -24,7 +24,6 @@ let server: Server;
 let browser: Browser;
 let base: string;
 let root: ApiClient;
-const contexts: BrowserContext[] = [];
 const extraServers: Server[] = [];
 
 async function signIn(baseUrl: string, username: string, password = PASSWORD) {
@@ -33,19 +32,12 @@ async function signIn(baseUrl: string, username: string, password = PASSWORD) {
   return c;
 }
 
-async function open(
+const open = (
   client: ApiClient,
   theme: 'light' | 'dark' = 'light',
   baseUrl = base,
   size: { width?: number; height?: number } = {},
-): Promise<Page> {
-  const ctx = await newContext(browser, { theme, ...size });
-  contexts.push(ctx);
-  await adoptSession(ctx, baseUrl, client);
-  const page = await ctx.newPage();
-  page.on('pageerror', (e: Error) => console.error('[pageerror]', e.message));
-  return page;
-}
+) => openPage(browser, baseUrl, client, { theme, ...size });
 
 /** A server of its own for tests that wipe or replace everything. */
 async function freshServer() {
@@ -102,7 +94,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of contexts) await c.close().catch(() => {});
+  await closeContexts();
   await browser?.close();
   await server?.stop();
   for (const s of extraServers) await s.stop();

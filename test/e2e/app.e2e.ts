@@ -1,12 +1,13 @@
 import { gzipSync } from 'node:zlib';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
-  adoptSession,
+  closeContexts,
   dragKey,
   launchBrowser,
-  newContext,
+  type newContext,
+  openPage,
   PASSWORD,
   type Server,
   screenshot,
@@ -19,16 +20,9 @@ let server: Server;
 let browser: Browser;
 let base: string;
 let admin: ApiClient;
-const contexts: BrowserContext[] = [];
 
-async function open(client?: ApiClient, opts: Parameters<typeof newContext>[1] = {}): Promise<Page> {
-  const ctx = await newContext(browser, opts);
-  contexts.push(ctx);
-  if (client) await adoptSession(ctx, base, client);
-  const page = await ctx.newPage();
-  page.on('pageerror', (e: Error) => console.error('[pageerror]', e.message));
-  return page;
-}
+const open = (client?: ApiClient, opts: Parameters<typeof newContext>[1] = {}) =>
+  openPage(browser, base, client, opts);
 
 async function seedProject(client: ApiClient, name = 'Web Platform') {
   const key = unique('P')
@@ -79,7 +73,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of contexts) await c.close().catch(() => {});
+  await closeContexts();
   await browser?.close();
   await server?.stop();
 });

@@ -1,10 +1,10 @@
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
-  adoptSession,
+  closeContexts,
   launchBrowser,
-  newContext,
+  openPage,
   type Server,
   screenshot,
   startServer,
@@ -14,7 +14,6 @@ import {
 let server: Server;
 let browser: Browser;
 let base: string;
-const contexts: BrowserContext[] = [];
 
 type Client = Awaited<ReturnType<typeof ApiClient.signUp>>;
 
@@ -26,14 +25,8 @@ interface Seeded {
   member: Client;
 }
 
-async function open(client: ApiClient, theme: 'light' | 'dark' = 'light'): Promise<Page> {
-  const ctx = await newContext(browser, { theme });
-  contexts.push(ctx);
-  await adoptSession(ctx, base, client);
-  const page = await ctx.newPage();
-  page.on('pageerror', (e: Error) => console.error('[pageerror]', e.message));
-  return page;
-}
+const open = (client: ApiClient, theme: 'light' | 'dark' = 'light') =>
+  openPage(browser, base, client, { theme });
 
 /** A project of `owner` with a second member, two labels and the default columns. */
 async function seedProject(owner: Client, name = 'Checkout Revamp'): Promise<Seeded> {
@@ -129,7 +122,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of contexts) await c.close().catch(() => {});
+  await closeContexts();
   await browser?.close();
   await server?.stop();
 });

@@ -2,9 +2,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
-  adoptSession,
+  closeContexts,
   launchBrowser,
-  newContext,
+  openPage,
   type Server,
   startServer,
   unique,
@@ -26,11 +26,10 @@ beforeAll(async () => {
     .slice(0, 8);
   project = await admin.req('POST', '/api/projects', { name: 'Dialogs', key });
   await admin.req('POST', `/api/projects/${project.id}/labels`, { name: 'frontend' });
-  const ctx = await newContext(browser);
-  await adoptSession(ctx, server.baseUrl, admin);
-  page = await ctx.newPage();
+  page = await openPage(browser, server.baseUrl, admin);
 });
 afterAll(async () => {
+  await closeContexts();
   await browser?.close();
   await server?.stop();
 });

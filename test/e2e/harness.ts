@@ -98,11 +98,48 @@ export async function newContext(
   browser: Browser,
   opts: { theme?: 'light' | 'dark'; width?: number; height?: number } = {},
 ) {
-  return browser.newContext({
+  const ctx = await browser.newContext({
     viewport: { width: opts.width ?? 1360, height: opts.height ?? 820 },
     colorScheme: opts.theme ?? 'light',
     reducedMotion: 'reduce',
   });
+  ctx.on('page', watchErrors);
+  return ctx;
+}
+
+const openContexts: BrowserContext[] = [];
+
+/**
+ * A page in a new browser context (its own cookies), signed in as `client` when one is given.
+ * Uncaught page errors are printed; `closeContexts` closes every context opened here.
+ */
+export async function openPage(
+  browser: Browser,
+  baseUrl: string,
+  client?: ApiClient,
+  opts: Parameters<typeof newContext>[1] = {},
+): Promise<Page> {
+  const ctx = await newContext(browser, opts);
+  openContexts.push(ctx);
+  if (client) await adoptSession(ctx, baseUrl, client);
+  const page = await ctx.newPage();
+  page.on('pageerror', (e: Error) => console.error('[pageerror]', e.message));
+  return page;
+}
+
+export async function closeContexts() {
+  for (const c of openContexts.splice(0)) await c.close().catch(() => {});
+}
+
+/** Console errors and uncaught exceptions of each page, for the checks of `screenshot`. */
+const pageErrors = new WeakMap<Page, string[]>();
+function watchErrors(page: Page) {
+  const errors: string[] = [];
+  pageErrors.set(page, errors);
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
 }
 
 let seq = 0;
@@ -149,7 +186,20 @@ export async function adoptSession(ctx: BrowserContext, baseUrl: string, client:
   await ctx.addCookies([{ name, value, url: baseUrl }]);
 }
 
+/**
+ * Saves a screenshot to docs/screenshots after checking what a person would notice: the page
+ * logged no error and threw nothing, shows text, and does not scroll sideways as a whole (wide
+ * content scrolls in its own container).
+ */
 export async function screenshot(page: Page, name: string) {
+  expect(pageErrors.get(page) ?? [], `console errors on ${name}`).toEqual([]);
+  const layout = await page.evaluate(() => ({
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered, visible text is what counts here
+    text: document.body.innerText.trim().length,
+    overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  }));
+  expect(layout.text, `visible text on ${name}`).toBeGreaterThan(0);
+  expect(layout.overflow, `sideways overflow on ${name}`).toBeLessThanOrEqual(0);
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
 }

@@ -1,11 +1,11 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
-  adoptSession,
+  closeContexts,
   launchBrowser,
-  newContext,
+  openPage,
   PASSWORD,
   type Server,
   screenshot,
@@ -15,16 +15,9 @@ import {
 let server: Server;
 let browser: Browser;
 let base: string;
-const contexts: BrowserContext[] = [];
 
-async function open(client: ApiClient, theme: 'light' | 'dark' = 'light'): Promise<Page> {
-  const ctx = await newContext(browser, { theme });
-  contexts.push(ctx);
-  await adoptSession(ctx, base, client);
-  const page = await ctx.newPage();
-  page.on('pageerror', (e: Error) => console.error('[pageerror]', e.message));
-  return page;
-}
+const open = (client: ApiClient, theme: 'light' | 'dark' = 'light') =>
+  openPage(browser, base, client, { theme });
 
 async function status(baseUrl: string, path: string, headers: Record<string, string>) {
   return (await fetch(`${baseUrl}${path}`, { headers })).status;
@@ -37,7 +30,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of contexts) await c.close().catch(() => {});
+  await closeContexts();
   await browser?.close();
   await server?.stop();
 });

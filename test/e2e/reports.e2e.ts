@@ -1,10 +1,10 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
-  adoptSession,
+  closeContexts,
   launchBrowser,
-  newContext,
+  openPage,
   type Server,
   screenshot,
   startServer,
@@ -14,16 +14,9 @@ import {
 let server: Server;
 let browser: Browser;
 let base: string;
-const contexts: BrowserContext[] = [];
 
-async function open(client: ApiClient, theme: 'light' | 'dark' = 'light', height?: number): Promise<Page> {
-  const ctx = await newContext(browser, { theme, height });
-  contexts.push(ctx);
-  await adoptSession(ctx, base, client);
-  const page = await ctx.newPage();
-  page.on('pageerror', (e: Error) => console.error('[pageerror]', e.message));
-  return page;
-}
+const open = (client: ApiClient, theme: 'light' | 'dark' = 'light', height?: number) =>
+  openPage(browser, base, client, { theme, height });
 
 interface Seeded {
   project: { id: string; key: string };
@@ -139,7 +132,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of contexts) await c.close().catch(() => {});
+  await closeContexts();
   await browser?.close();
   await server?.stop();
 });

@@ -1,11 +1,12 @@
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
-  adoptSession,
+  closeContexts,
   dragKey,
   launchBrowser,
-  newContext,
+  type newContext,
+  openPage,
   type Server,
   screenshot,
   startServer,
@@ -15,16 +16,9 @@ import {
 let server: Server;
 let browser: Browser;
 let base: string;
-const contexts: BrowserContext[] = [];
 
-async function open(client: ApiClient, opts: Parameters<typeof newContext>[1] = {}): Promise<Page> {
-  const ctx = await newContext(browser, opts);
-  contexts.push(ctx);
-  await adoptSession(ctx, base, client);
-  const page = await ctx.newPage();
-  page.on('pageerror', (e: Error) => console.error('[pageerror]', e.message));
-  return page;
-}
+const open = (client: ApiClient, opts: Parameters<typeof newContext>[1] = {}) =>
+  openPage(browser, base, client, opts);
 
 interface Col {
   id: string;
@@ -91,7 +85,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of contexts) await c.close().catch(() => {});
+  await closeContexts();
   await browser?.close();
   await server?.stop();
 });
