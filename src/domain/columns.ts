@@ -9,7 +9,7 @@ import {
   type updateColumnBody,
 } from '../shared/projects.js';
 import { projectAccess } from './access.js';
-import { lockBoard } from './board-lock.js';
+import { lockBoard, shiftPositions } from './board-positions.js';
 import { actorOf, type Ctx, type Tx, transact } from './context.js';
 import { conflict, invalidField, isUniqueViolation, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
@@ -88,12 +88,7 @@ export async function createColumn(ctx: Ctx, ref: string, body: z.infer<typeof c
     await assertNameFree(tx, project.id, body.name);
     const cols = await byPosition(tx, project.id);
     const position = Math.min(body.order ?? cols.length, cols.length);
-    await tx
-      .updateTable('columns')
-      .set((eb) => ({ position: eb('position', '+', 1) }))
-      .where('project_id', '=', project.id)
-      .where('position', '>=', position)
-      .execute();
+    await shiftPositions(tx, { table: 'columns', scope: 'project_id', id: project.id }, null, position);
     const row: ColumnsTable = {
       id: newId(),
       project_id: project.id,
@@ -127,23 +122,7 @@ export async function updateColumn(
     if (body.order !== undefined) {
       const count = (await byPosition(tx, project.id)).length;
       const to = Math.min(body.order, count - 1);
-      if (to < col.position) {
-        await tx
-          .updateTable('columns')
-          .set((eb) => ({ position: eb('position', '+', 1) }))
-          .where('project_id', '=', project.id)
-          .where('position', '>=', to)
-          .where('position', '<', col.position)
-          .execute();
-      } else if (to > col.position) {
-        await tx
-          .updateTable('columns')
-          .set((eb) => ({ position: eb('position', '-', 1) }))
-          .where('project_id', '=', project.id)
-          .where('position', '>', col.position)
-          .where('position', '<=', to)
-          .execute();
-      }
+      await shiftPositions(tx, { table: 'columns', scope: 'project_id', id: project.id }, col.position, to);
       next.position = to;
     }
     if (next.name === col.name && next.position === col.position) return presentColumn(col);
@@ -220,12 +199,7 @@ export async function deleteColumn(
         .execute();
     }
     await tx.deleteFrom('columns').where('id', '=', col.id).execute();
-    await tx
-      .updateTable('columns')
-      .set((eb) => ({ position: eb('position', '-', 1) }))
-      .where('project_id', '=', project.id)
-      .where('position', '>', col.position)
-      .execute();
+    await shiftPositions(tx, { table: 'columns', scope: 'project_id', id: project.id }, col.position, null);
     const settings = await tx
       .selectFrom('sprint_settings')
       .select('done_column_ids')

@@ -3,7 +3,7 @@ import type { ColumnsTable, ProjectsTable, TicketsTable } from '../db/types.js';
 import { removeStoredFiles } from '../files/uploads.js';
 import type { bulkUpdateBody, CreateTicketBody, UpdateTicketBody } from '../shared/tickets.js';
 import { projectAccess, ticketInProject } from './access.js';
-import { compactTicketPositions, lockBoard } from './board-lock.js';
+import { compactTicketPositions, lockBoard, shiftPositions } from './board-positions.js';
 import { actorOf, type Ctx, type Emit, type Tx, transact } from './context.js';
 import { invalidField } from './errors.js';
 import { newId, nowIso } from './ids.js';
@@ -203,20 +203,15 @@ async function applyUpdate(
   let moved = false;
   const target = refs.column ?? null;
   if (target && target.id !== ticket.column_id) {
-    await tx
-      .updateTable('tickets')
-      .set((eb) => ({ position: eb('position', '-', 1) }))
-      .where('column_id', '=', ticket.column_id)
-      .where('position', '>', ticket.position)
-      .execute();
+    await shiftPositions(
+      tx,
+      { table: 'tickets', scope: 'column_id', id: ticket.column_id },
+      ticket.position,
+      null,
+    );
     const count = await countInColumn(tx, target.id);
     const to = Math.min(body.order ?? count, count);
-    await tx
-      .updateTable('tickets')
-      .set((eb) => ({ position: eb('position', '+', 1) }))
-      .where('column_id', '=', target.id)
-      .where('position', '>=', to)
-      .execute();
+    await shiftPositions(tx, { table: 'tickets', scope: 'column_id', id: target.id }, null, to);
     set.column_id = target.id;
     set.position = to;
     changes.push({ field: 'status', oldValue: before.status, newValue: target.name });
@@ -224,23 +219,12 @@ async function applyUpdate(
   } else if (body.order !== undefined && body.order !== ticket.position) {
     const count = await countInColumn(tx, ticket.column_id);
     const to = Math.min(body.order, count - 1);
-    if (to < ticket.position) {
-      await tx
-        .updateTable('tickets')
-        .set((eb) => ({ position: eb('position', '+', 1) }))
-        .where('column_id', '=', ticket.column_id)
-        .where('position', '>=', to)
-        .where('position', '<', ticket.position)
-        .execute();
-    } else if (to > ticket.position) {
-      await tx
-        .updateTable('tickets')
-        .set((eb) => ({ position: eb('position', '-', 1) }))
-        .where('column_id', '=', ticket.column_id)
-        .where('position', '>', ticket.position)
-        .where('position', '<=', to)
-        .execute();
-    }
+    await shiftPositions(
+      tx,
+      { table: 'tickets', scope: 'column_id', id: ticket.column_id },
+      ticket.position,
+      to,
+    );
     if (to !== ticket.position) {
       set.position = to;
       moved = true;

@@ -1,3 +1,4 @@
+/** Board positions (0..n-1 per column and per project): the lock that serialises their changes, and the one way to shift and compact them. */
 import { sql } from 'kysely';
 import type { Services, Tx } from './context.js';
 
@@ -37,4 +38,35 @@ export async function compactTicketPositions(tx: Tx, columnIds: string[]): Promi
       await tx.updateTable('tickets').set({ position: next }).where('id', '=', r.id).execute();
     next++;
   }
+}
+
+/** A list with positions 0..n-1: the tickets of one column, or the columns of one project. */
+export type PositionList =
+  | { table: 'tickets'; scope: 'column_id'; id: string }
+  | { table: 'columns'; scope: 'project_id'; id: string };
+
+/**
+ * Keeps a list's positions 0..n-1 around one item's change, with one statement: `from` null opens
+ * a slot at `to` (an item arrives), `to` null closes the gap at `from` (an item leaves), both move
+ * the items between them by one (an item moves within the list). The caller writes the item itself.
+ * The one rule of board positions, for tickets and columns alike (call lockBoard first).
+ */
+export async function shiftPositions(tx: Tx, list: PositionList, from: number | null, to: number | null) {
+  if (from === to) return;
+  let q = tx.updateTable(list.table as 'tickets').where(list.scope as 'column_id', '=', list.id);
+  let step: '+' | '-';
+  if (from === null) {
+    q = q.where('position', '>=', to as number);
+    step = '+';
+  } else if (to === null) {
+    q = q.where('position', '>', from);
+    step = '-';
+  } else if (to < from) {
+    q = q.where('position', '>=', to).where('position', '<', from);
+    step = '+';
+  } else {
+    q = q.where('position', '>', from).where('position', '<=', to);
+    step = '-';
+  }
+  await q.set((eb) => ({ position: eb('position', step, 1) })).execute();
 }
