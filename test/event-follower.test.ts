@@ -40,6 +40,25 @@ async function write(origin: string, events: NewEvent[], published: (e: StoredEv
   });
 }
 
+/** A follower on the counting database, as instance `me`, collecting what it delivers. */
+async function follow() {
+  const { db, counter } = countingDb();
+  const delivered: StoredEvent[] = [];
+  const follower = new LogFollower({
+    db,
+    log: t.app.services.log,
+    origin: 'me',
+    deliver: (e) => {
+      delivered.push(...e);
+    },
+    sqlitePollMs: 60_000,
+    pgPollMs: 60_000,
+  });
+  await follower.start();
+  await until(() => !(follower as unknown as { reading: boolean }).reading);
+  return { follower, delivered, counter };
+}
+
 async function until(check: () => boolean) {
   const deadline = Date.now() + 5000;
   while (!check()) {
@@ -50,20 +69,7 @@ async function until(check: () => boolean) {
 
 describe('the log follower of one instance', () => {
   it("delivers this instance's committed events from memory, once and in id order, without reading the log", async () => {
-    const { db, counter } = countingDb();
-    const delivered: StoredEvent[] = [];
-    const follower = new LogFollower({
-      db,
-      log: t.app.services.log,
-      origin: 'me',
-      deliver: (e) => {
-        delivered.push(...e);
-      },
-      sqlitePollMs: 60_000,
-      pgPollMs: 60_000,
-    });
-    await follower.start();
-    await until(() => !(follower as unknown as { reading: boolean }).reading);
+    const { follower, delivered, counter } = await follow();
     const readsAfterStart = counter.logReads;
     await write('me', [event(1), event(2)], (e) => follower.offer(e));
     await write('me', [event(3)], (e) => follower.offer(e));
@@ -76,20 +82,7 @@ describe('the log follower of one instance', () => {
   });
 
   it("reads the log for another instance's events that come before its own, and delivers each once", async () => {
-    const { db, counter } = countingDb();
-    const delivered: StoredEvent[] = [];
-    const follower = new LogFollower({
-      db,
-      log: t.app.services.log,
-      origin: 'me',
-      deliver: (e) => {
-        delivered.push(...e);
-      },
-      sqlitePollMs: 60_000,
-      pgPollMs: 60_000,
-    });
-    await follower.start();
-    await until(() => !(follower as unknown as { reading: boolean }).reading);
+    const { follower, delivered, counter } = await follow();
     const readsBefore = counter.logReads;
     // Another instance commits (its events are not offered here), then this one.
     await write('other', [event(10), event(11)], () => {});

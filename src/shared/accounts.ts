@@ -168,16 +168,7 @@ export const meOut = z.object({
 export type MeOut = z.infer<typeof meOut>;
 
 /** A user as the administrators see it. */
-export const adminUserOut = z.object({
-  id: z.string(),
-  username: z.string(),
-  email: z.string().nullable(),
-  name: z.string().nullable(),
-  avatar: z.string().nullable(),
-  isSystemAdmin: z.boolean(),
-  isActive: z.boolean(),
-  createdAt: z.string(),
-});
+export const adminUserOut = meOut.omit({ mustChangePassword: true }).extend({ isActive: z.boolean() });
 export type AdminUserOut = z.infer<typeof adminUserOut>;
 
 export const registerOut = z.object({
