@@ -256,13 +256,4 @@ export type CompleteSprintBody = z.infer<typeof completeSprintBody>;
 export type SprintListQuery = z.infer<typeof sprintListQuery>;
 export type UpdateSprintSettingsBody = z.infer<typeof updateSprintSettingsBody>;
 
-/**
- * The columns whose tickets count as done: the chosen ones that still exist (sprint settings'
- * `doneColumnIds`), or the last column when none is chosen. `columnIds` are in board order. The
- * one rule for sprint completion, the reports, the backlog and subtask progress.
- */
-export function doneColumnIds(columnIds: readonly string[], chosen: readonly string[]): string[] {
-  const existing = chosen.filter((id) => columnIds.includes(id));
-  if (existing.length > 0) return existing;
-  return columnIds.length > 0 ? [columnIds[columnIds.length - 1]] : [];
-}
+export { doneColumnIds } from './rules.js';

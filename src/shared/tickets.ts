@@ -1,32 +1,18 @@
 import { z } from 'zod';
 import { idParam, isoDate, paging, personOut, text } from './common.js';
+import { LINK_TYPES, PRIORITIES, type Priority, TICKET_TYPES, type TicketType } from './enums.js';
 import { LIMITS } from './limits.js';
 import { labelOut } from './projects.js';
 
-/** HTTP ticket types, in their output spelling (DECISIONS section 2). */
-export const TICKET_TYPES = ['Story', 'Task', 'Bug', 'Subtask', 'Epic'] as const;
-export type TicketType = (typeof TICKET_TYPES)[number];
-
-/** HTTP priorities, lowest to highest, in their output spelling. */
-export const PRIORITIES = ['Lowest', 'Low', 'Medium', 'High', 'Highest', 'Critical'] as const;
-export type Priority = (typeof PRIORITIES)[number];
-
-/** Link types as seen from the ticket in the path, and their inverses. */
-export const LINK_TYPES = [
-  'blocks',
-  'is_blocked_by',
-  'relates_to',
-  'duplicates',
-  'is_duplicated_by',
-] as const;
-export type LinkType = (typeof LINK_TYPES)[number];
-export const INVERSE_LINK: Record<LinkType, LinkType> = {
-  blocks: 'is_blocked_by',
-  is_blocked_by: 'blocks',
-  relates_to: 'relates_to',
-  duplicates: 'is_duplicated_by',
-  is_duplicated_by: 'duplicates',
-};
+export {
+  INVERSE_LINK,
+  LINK_TYPES,
+  type LinkType,
+  PRIORITIES,
+  type Priority,
+  TICKET_TYPES,
+  type TicketType,
+} from './enums.js';
 
 /** A value of `values` in any letter case, returned in its canonical spelling. */
 function caseless<T extends string>(values: readonly T[]) {
@@ -254,14 +240,4 @@ export const attachmentOut = z.object({
 });
 export type AttachmentOut = z.infer<typeof attachmentOut>;
 
-/**
- * A ticket key: the project key (2-10 letters or digits, any case) and the ticket number (`WEB-12`).
- * The one rule of what a key looks like, for the API, the MCP tools and the web app.
- */
-export function parseTicketKey(ref: string): { projectKey: string; number: number; key: string } | null {
-  const m = /^([A-Za-z0-9]{2,10})-(\d{1,9})$/.exec(ref.trim());
-  if (!m) return null;
-  const projectKey = m[1].toUpperCase();
-  const number = Number(m[2]);
-  return { projectKey, number, key: `${projectKey}-${number}` };
-}
+export { parseTicketKey } from './rules.js';

@@ -12,6 +12,7 @@ import type {
   signedInOut,
 } from '../../shared/accounts.js';
 import type { PersonOut, UserSummaryOut } from '../../shared/common.js';
+import type { LinkType } from '../../shared/enums.js';
 import type { UploadConfigOut } from '../../shared/files.js';
 import type { ColumnOut, LabelOut, MemberOut, ProjectOut } from '../../shared/projects.js';
 import type {
@@ -26,7 +27,6 @@ import type {
   CommentOut,
   HistoryEntryOut,
   LinkOut,
-  LinkType,
   TicketFullOut,
   TicketListItemOut,
 } from '../../shared/tickets.js';
@@ -38,7 +38,7 @@ export {
   type Priority,
   TICKET_TYPES,
   type TicketType,
-} from '../../shared/tickets.js';
+} from '../../shared/enums.js';
 
 /** How the web app words each link type. */
 export const LINK_LABELS: Record<LinkType, string> = {

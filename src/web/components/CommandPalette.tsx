@@ -2,7 +2,7 @@ import * as RadixDialog from '@radix-ui/react-dialog';
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
-import { parseTicketKey } from '../../shared/tickets';
+import { parseTicketKey } from '../../shared/rules';
 import { qk } from '../api/keys';
 import { useProjects } from '../api/projects';
 import type { Project, Ticket } from '../api/types';

@@ -14,7 +14,7 @@ import {
   useSensors,
 } from '@dnd-kit/core';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { doneColumnIds } from '../../shared/sprints';
+import { doneColumnIds } from '../../shared/rules';
 import { errorText } from '../api/client';
 import { useColumns } from '../api/columns';
 import { useLabels } from '../api/labels';

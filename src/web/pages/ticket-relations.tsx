@@ -2,8 +2,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useRef, useState } from 'react';
 import { Link } from 'wouter';
-import { doneColumnIds } from '../../shared/sprints';
-import { parseTicketKey } from '../../shared/tickets';
+import { doneColumnIds, parseTicketKey } from '../../shared/rules';
 import { deleteAttachment, uploadAttachment, useAttachments } from '../api/attachments';
 import { errorText, url } from '../api/client';
 import { useColumns } from '../api/columns';

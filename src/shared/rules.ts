@@ -1,0 +1,27 @@
+/**
+ * Rules every front door shares (the API, the MCP tools, the web app), as plain functions: no zod
+ * here, so the web app's first load does not carry the schema library for them.
+ */
+
+/**
+ * A ticket key: the project key (2-10 letters or digits, any case) and the ticket number (`WEB-12`).
+ * The one rule of what a key looks like, for the API, the MCP tools and the web app.
+ */
+export function parseTicketKey(ref: string): { projectKey: string; number: number; key: string } | null {
+  const m = /^([A-Za-z0-9]{2,10})-(\d{1,9})$/.exec(ref.trim());
+  if (!m) return null;
+  const projectKey = m[1].toUpperCase();
+  const number = Number(m[2]);
+  return { projectKey, number, key: `${projectKey}-${number}` };
+}
+
+/**
+ * The columns whose tickets count as done: the chosen ones that still exist (sprint settings'
+ * `doneColumnIds`), or the last column when none is chosen. `columnIds` are in board order. The
+ * one rule for sprint completion, the reports, the backlog and subtask progress.
+ */
+export function doneColumnIds(columnIds: readonly string[], chosen: readonly string[]): string[] {
+  const existing = chosen.filter((id) => columnIds.includes(id));
+  if (existing.length > 0) return existing;
+  return columnIds.length > 0 ? [columnIds[columnIds.length - 1]] : [];
+}
