@@ -187,6 +187,9 @@ async function world() {
   ).json();
   const apiKey = (await admin.post('/api/me/mcp-key')).json().apiKey as string;
   const [kind, name] = String(att.url).split('/').slice(-2);
+  // The administrator's user routes act on a user of their own: a fuzzed PATCH may rightly make it an
+  // administrator, while `spare` must never become one (checked at the end).
+  const target = await signUp(t.app);
   return {
     apiKey,
     params: {
@@ -199,7 +202,7 @@ async function world() {
       memberId: member.id,
       linkId: link.id,
       attachmentId: att.id,
-      userId: spare.userId,
+      userId: target.userId,
       kind,
       name,
     } as Record<string, string>,
