@@ -1,5 +1,7 @@
 /** System administration: users, settings and the database. */
 import { useQuery } from '@tanstack/react-query';
+import type { z } from 'zod';
+import type { adminCreateUserBody, adminUpdateUserBody, settingsPatchBody } from '../../shared/accounts.js';
 import { ApiError, api, enc, listAll, TAB_ID, url } from './client';
 import { qk } from './keys';
 import type { AdminUser, SystemSettings } from './types';
@@ -35,16 +37,16 @@ export const useAdminSettings = () =>
 
 const userPath = (userId: string) => `/api/admin/users/${enc(userId)}`;
 
-export const createUser = (body: Record<string, unknown>) =>
+export const createUser = (body: z.input<typeof adminCreateUserBody>) =>
   api<AdminUser>('/api/admin/users', { method: 'POST', body });
 
-export const updateUser = (userId: string, body: Record<string, unknown>) =>
+export const updateUser = (userId: string, body: z.input<typeof adminUpdateUserBody>) =>
   api<AdminUser>(userPath(userId), { method: 'PATCH', body });
 
 export const deleteUser = (userId: string, confirmPassword: string) =>
   api(userPath(userId), { method: 'DELETE', body: { confirmPassword } });
 
-export const updateSettings = (body: Partial<SystemSettings>) =>
+export const updateSettings = (body: z.input<typeof settingsPatchBody>) =>
   api<SystemSettings>('/api/admin/settings', { method: 'PATCH', body });
 
 /** Deletes every project with its tickets, sprints and files (users and settings stay). */

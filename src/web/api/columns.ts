@@ -1,5 +1,7 @@
 /** A project's board columns. */
 import { useQuery } from '@tanstack/react-query';
+import type { z } from 'zod';
+import type { updateColumnBody } from '../../shared/projects.js';
 import { api, enc, listAll } from './client';
 import { qk } from './keys';
 import { projectPath } from './projects';
@@ -20,7 +22,7 @@ export const createColumn = (projectId: string, name: string) =>
   api<Column>(columnsPath(projectId), { method: 'POST', body: { name } });
 
 /** Renames a column, or moves it to `order` (0-based). */
-export const updateColumn = (projectId: string, columnId: string, body: { name?: string; order?: number }) =>
+export const updateColumn = (projectId: string, columnId: string, body: z.input<typeof updateColumnBody>) =>
   api<Column>(columnsPath(projectId, columnId), { method: 'PATCH', body });
 
 /** Deletes a column; its tickets move to `moveTicketsTo` (required when it has any). */

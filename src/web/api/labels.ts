@@ -1,5 +1,7 @@
 /** A project's labels. */
 import { useQuery } from '@tanstack/react-query';
+import type { z } from 'zod';
+import type { createLabelBody, updateLabelBody } from '../../shared/projects.js';
 import { api, enc, listAll } from './client';
 import { qk } from './keys';
 import { projectPath } from './projects';
@@ -15,10 +17,10 @@ export const useLabels = (projectId: string | undefined) =>
     enabled: !!projectId,
   });
 
-export const createLabel = (projectId: string, body: { name: string; color?: string }) =>
+export const createLabel = (projectId: string, body: z.input<typeof createLabelBody>) =>
   api<Label>(labelsPath(projectId), { method: 'POST', body });
 
-export const updateLabel = (projectId: string, labelId: string, body: { name?: string; color?: string }) =>
+export const updateLabel = (projectId: string, labelId: string, body: z.input<typeof updateLabelBody>) =>
   api<Label>(labelsPath(projectId, labelId), { method: 'PATCH', body });
 
 export const deleteLabel = (projectId: string, labelId: string) =>

@@ -1,5 +1,7 @@
 /** Projects: the list, one project, and their writes. */
 import { type QueryClient, useQuery } from '@tanstack/react-query';
+import type { z } from 'zod';
+import type { createProjectBody, updateProjectBody } from '../../shared/projects.js';
 import { api, enc, listAll } from './client';
 import { qk } from './keys';
 import type { Project } from './types';
@@ -27,16 +29,10 @@ export function useProject(ref: string, qc: QueryClient) {
   });
 }
 
-export const createProject = (body: {
-  name: string;
-  key: string;
-  description?: string | null;
-  color?: string;
-}) => api<Project>('/api/projects', { method: 'POST', body });
+export const createProject = (body: z.input<typeof createProjectBody>) =>
+  api<Project>('/api/projects', { method: 'POST', body });
 
-export const updateProject = (
-  projectId: string,
-  body: { name?: string; description?: string | null; color?: string },
-) => api<Project>(projectPath(projectId), { method: 'PATCH', body });
+export const updateProject = (projectId: string, body: z.input<typeof updateProjectBody>) =>
+  api<Project>(projectPath(projectId), { method: 'PATCH', body });
 
 export const deleteProject = (projectId: string) => api(projectPath(projectId), { method: 'DELETE' });

@@ -1,5 +1,7 @@
 /** Signing in, registering and out, and the current session. */
 import { useQuery } from '@tanstack/react-query';
+import type { z } from 'zod';
+import type { registerBody } from '../../shared/accounts.js';
 import { api } from './client';
 import { qk } from './keys';
 import type { Session } from './types';
@@ -11,7 +13,7 @@ export const useSession = () => useQuery({ queryKey: qk.session, queryFn: fetchS
 export const signIn = (username: string, password: string) =>
   api('/api/auth/callback/credentials', { method: 'POST', body: { username, password }, quiet401: true });
 
-export const register = (body: { username: string; password: string; email?: string; name?: string }) =>
+export const register = (body: z.input<typeof registerBody>) =>
   api('/api/auth/register', { method: 'POST', body });
 
 export const signOut = () => api('/api/auth/signout', { method: 'POST', body: {} });

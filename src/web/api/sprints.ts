@@ -6,6 +6,8 @@
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo } from 'react';
+import type { z } from 'zod';
+import type { updateSprintBody, updateSprintSettingsBody } from '../../shared/sprints.js';
 import { removeTicket, upsertTicket } from './cache';
 import { api, enc, listAll } from './client';
 import { qk } from './keys';
@@ -39,7 +41,7 @@ export const useSprintSettings = (projectId: string | undefined) =>
     enabled: !!projectId,
   });
 
-export const saveSprintSettings = (projectId: string, body: Partial<SprintSettings>) =>
+export const saveSprintSettings = (projectId: string, body: z.input<typeof updateSprintSettingsBody>) =>
   api<SprintSettings>(sprintPath(projectId, '/settings'), { method: 'PATCH', body });
 
 export const useBurndown = (projectId: string | undefined, sprintId: string | undefined) =>
@@ -56,13 +58,8 @@ export const useVelocity = (projectId: string | undefined) =>
     enabled: !!projectId,
   });
 
-export interface SprintFields {
-  name?: string;
-  goal?: string | null;
-  startDate?: string | null;
-  endDate?: string | null;
-  budget?: number | null;
-}
+/** The fields of a sprint's create and update bodies. */
+export type SprintFields = z.input<typeof updateSprintBody>;
 
 export type IncompleteAction = CompleteResult['incompleteAction'];
 

@@ -1,5 +1,7 @@
 /** Tickets: the board list, the full read, and their writes with optimistic updates. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { z } from 'zod';
+import type { updateTicketBody } from '../../shared/tickets.js';
 import { useToast } from '../components/toast';
 import { applyMove, upsertTicket } from './cache';
 import { api, enc, errorText, listAll } from './client';
@@ -25,27 +27,8 @@ export const useTicket = (projectId: string | undefined, ref: string | undefined
     enabled: !!projectId && !!ref,
   });
 
-export type TicketPatch = Partial<
-  Pick<
-    Ticket,
-    | 'title'
-    | 'description'
-    | 'type'
-    | 'priority'
-    | 'columnId'
-    | 'order'
-    | 'assigneeId'
-    | 'sprintId'
-    | 'parentId'
-    | 'storyPoints'
-    | 'estimate'
-    | 'startDate'
-    | 'dueDate'
-    | 'environment'
-    | 'affectedVersion'
-    | 'fixVersion'
-  >
-> & { labelIds?: string[]; watcherIds?: string[] };
+/** The fields of a ticket update (PATCH), in their canonical spelling (what the cache holds too). */
+export type TicketPatch = z.infer<typeof updateTicketBody>;
 
 /** The list shape of a full read (the nested objects stay; the board reads labels from them). */
 function mergeable(t: Partial<FullTicket>): Partial<Ticket> & { id: string } {
