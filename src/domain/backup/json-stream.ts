@@ -151,12 +151,12 @@ export class JsonStreamParser {
     else this.afterValue();
   }
 
-  private scalar(value: unknown): void {
+  private scalar(value: unknown) {
     if (this.modeOf('scalar') === 'skip') return this.afterValue();
     this.place(value);
   }
 
-  private token(t: Token): void {
+  private token(t: Token) {
     switch (t.name) {
       case 'startObject':
         return this.open('object');
