@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SPRINT_STATUSES } from '../../shared/sprints.js';
 import { type DocketClient, seg } from '../client.js';
 import {
   CREATE,
@@ -36,7 +37,7 @@ async function findByName(api: DocketClient, projectKey: string, name: string) {
 const listSprints = defineTool({
   name: 'list_sprints',
   description: 'List a project’s sprints in creation order.',
-  input: { projectKey: projectKeyParam, status: z.enum(['planning', 'active', 'completed']).optional() },
+  input: { projectKey: projectKeyParam, status: z.enum(SPRINT_STATUSES).optional() },
   output: { sprints: z.array(z.object(sprintOut)), total: z.number() },
   annotations: READ,
   async run({ projectKey, status }, api) {

@@ -1,3 +1,4 @@
+import type { ProjectRole } from '../../shared/projects';
 import { useMembers } from '../api/members';
 import { useSession } from '../api/session';
 import type { Project } from '../api/types';
@@ -7,7 +8,7 @@ import { DeleteProjectSection, GeneralSection } from './settings-general';
 import { LabelsSection, SprintSettingsSection } from './settings-labels';
 import { MembersSection } from './settings-members';
 
-export type Role = 'owner' | 'admin' | 'member';
+export type Role = ProjectRole;
 
 /** My role in the project: system administrators act as owner. */
 export function useMyRole(project: Project): { role: Role | null; userId: string | undefined } {
