@@ -23,8 +23,10 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { newId } from '../src/domain/ids.js';
 import { startProcess } from '../test/helpers/server.js';
 import { buildDataset } from './dataset.js';
+import { generate } from './generate.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -111,6 +113,28 @@ async function bench(dialect: 'sqlite' | 'postgres') {
     const db = await connect({ databaseUrl: databaseUrl || undefined, dataDir });
     await migrateToLatest(db);
     const data = await buildDataset(db, { ticketsPerProject: PER_PROJECT });
+    // The moves project: columns of 10, 10,000, 10 and 10 cards (a move's cost must not grow with
+    // its column), joined by the signed-in user.
+    const moves = await generate(db, {
+      tickets: 10_030,
+      inColumn: 10_000,
+      key: `MV${Date.now().toString(36).toUpperCase()}`.slice(0, 10),
+    });
+    const mainUser = await db.kysely
+      .selectFrom('users')
+      .select('id')
+      .where('username', '=', data.main.username)
+      .executeTakeFirstOrThrow();
+    await db.kysely
+      .insertInto('project_members')
+      .values({
+        id: newId(),
+        project_id: moves.projectId,
+        user_id: mainUser.id,
+        role: 'member',
+        created_at: new Date().toISOString(),
+      })
+      .execute();
     await db.close();
     if (dialect === 'postgres') {
       const c = new pg.Client({ connectionString: databaseUrl });
@@ -154,9 +178,15 @@ async function bench(dialect: 'sqlite' | 'postgres') {
     if (board.length !== Math.min(1000, PER_PROJECT))
       throw new Error(`the board column has ${board.length} tickets`);
     const projects = (await get('/api/projects')) as unknown[];
-    if (projects.length !== 20) throw new Error(`the project list has ${projects.length}`);
+    if (projects.length !== 21) throw new Error(`the project list has ${projects.length}`);
     const columns = (await get(`${P}/columns`)) as { id: string }[];
-    const moving = board.slice(0, 50).map((t) => t.id);
+    const M = `/api/projects/${moves.projectKey}`;
+    const moveColumns = (await get(`${M}/columns`)) as { id: string }[];
+    const small = (await get(`${M}/tickets?columnId=${moveColumns[0].id}`)) as { id: string }[];
+    const huge = (await get(`${M}/tickets?columnId=${moves.busyColumnId}`)) as { id: string }[];
+    if (small.length !== 10 || huge.length !== 10_000)
+      throw new Error(`the moves project has columns of ${small.length} and ${huge.length}`);
+    const random = (n: number) => Math.floor(Math.random() * n);
     const bulkIds = board.slice(100, 200).map((t) => t.id);
     const keyRes = await fetch(`${base}/api/me/mcp-key`, { method: 'POST', headers: auth });
     const apiKey = ((await keyRes.json()) as { apiKey: string }).apiKey;
@@ -192,17 +222,25 @@ async function bench(dialect: 'sqlite' | 'postgres') {
           JSON.stringify({ title: `Load ticket ${n++}`, priority: 'High', columnId: columns[0].id }),
       }),
     );
-    // Each request moves one of 50 tickets to another column and position (PATCH columnId + order).
-    let m = 0;
-    results.push(
-      await run('ticket move', `${base}${P}/tickets/${moving[0]}`, {
+    // Moves: a random card of the column to a random place in it (the column keeps its size), for
+    // columns of 10, 1,000 and 10,000 cards; then random cards of the 1,000-card column to a random
+    // column and place (PATCH columnId + order).
+    const moveWithin = (label: string, prefix: string, ids: { id: string }[]) =>
+      run(label, `${base}${prefix}/tickets/${ids[0].id}`, {
         headers: auth,
         method: 'PATCH',
-        path: () => `${P}/tickets/${moving[m % moving.length]}`,
-        body: () => {
-          const i = m++;
-          return JSON.stringify({ columnId: columns[i % 2 ? 1 : 2].id, order: i % 40 });
-        },
+        path: () => `${prefix}/tickets/${ids[random(ids.length)].id}`,
+        body: () => JSON.stringify({ order: random(ids.length) }),
+      });
+    results.push(await moveWithin('move in a column of 10', M, small));
+    results.push(await moveWithin('move in a column of 1,000', P, board));
+    results.push(await moveWithin('move in a column of 10,000', M, huge));
+    results.push(
+      await run('move to a random column', `${base}${P}/tickets/${board[0].id}`, {
+        headers: auth,
+        method: 'PATCH',
+        path: () => `${P}/tickets/${board[random(board.length)].id}`,
+        body: () => JSON.stringify({ columnId: columns[random(columns.length)].id, order: random(1_000) }),
       }),
     );
     results.push(
@@ -258,12 +296,17 @@ async function bench(dialect: 'sqlite' | 'postgres') {
     again.child.kill('SIGTERM');
 
     const bareRps = results[0].rps;
+    const rate = (name: string) => results.find((r) => r.name === name)?.rps ?? Number.NaN;
+    const creates = rate('ticket create');
     console.log(`[${dialect}] ${DURATION} s per scenario, ${CONNECTIONS} connections`);
     console.log('scenario                      req/s    ratio   p50 ms   p99 ms');
     for (const r of results)
       console.log(
         `${r.name.padEnd(26)} ${r.rps.toFixed(0).padStart(8)} ${(r.rps / bareRps).toFixed(3).padStart(8)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)}`,
       );
+    console.log(
+      `a move's cost in creates (aim <= 1.25): ${['move in a column of 10', 'move in a column of 1,000', 'move in a column of 10,000', 'move to a random column'].map((m) => `${m.replace('move ', '')} ${(creates / rate(m)).toFixed(2)}`).join(', ')}`,
+    );
     console.log(`start-up until listening: ${docket.ms} ms (first), ${again.ms} ms (after the load)`);
     console.log(`server memory (RSS) after the load: ${memory} MB`);
     console.log(`database size: ${(dbSize / 1024 / 1024).toFixed(0)} MB`);
@@ -285,10 +328,18 @@ async function main() {
   console.log(
     `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GB, node ${process.version}, ${os.platform()} ${os.release()}`,
   );
-  if (only !== 'postgres') await bench('sqlite');
-  if (only !== 'sqlite') {
-    if (pgBase) await bench('postgres');
-    else console.log('\n[postgres] skipped: set BENCH_DATABASE_URL=postgres://… to measure PostgreSQL too');
+  const lite = only !== 'postgres' ? await bench('sqlite') : null;
+  const post = only !== 'sqlite' && pgBase ? await bench('postgres') : null;
+  if (only !== 'sqlite' && !pgBase)
+    console.log('\n[postgres] skipped: set BENCH_DATABASE_URL=postgres://… to measure PostgreSQL too');
+  if (lite && post) {
+    // Each database against its own bare route, so that the machine's drift between the two runs cancels.
+    const perBare = (r: typeof lite, name: string) =>
+      (r.results.find((x) => x.name === name)?.rps ?? Number.NaN) / r.results[0].rps;
+    const share = perBare(post, 'ticket create') / perBare(lite, 'ticket create');
+    console.log(
+      `\nPostgreSQL creates as a share of SQLite's (each against its bare route; aim >= 0.5): ${share.toFixed(2)}`,
+    );
   }
 }
 

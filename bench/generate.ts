@@ -13,6 +13,7 @@
 import { pathToFileURL } from 'node:url';
 import { connect, type Db } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { rankForIndex } from '../src/db/ranks.js';
 import type { TicketsTable } from '../src/db/types.js';
 import { newId, nowIso } from '../src/domain/ids.js';
 import { hashPassword } from '../src/domain/passwords.js';
@@ -98,7 +99,7 @@ export async function generate(
       id: newId(),
       project_id: projectId,
       name,
-      position: i,
+      rank: rankForIndex(i),
       created_at: now,
     }));
     await tx.insertInto('columns').values(columns).execute();
@@ -133,7 +134,7 @@ export async function generate(
         type: TICKET_TYPES[n % TICKET_TYPES.length],
         priority: PRIORITIES[n % PRIORITIES.length],
         column_id: column.id,
-        position,
+        rank: rankForIndex(position),
         assignee_id: n % 5 === 0 ? users[1 + (n % 4)].id : null,
         reporter_id: users[0].id,
         sprint_id: null,

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { backupStream } from '../src/domain/backup/export.js';
-import { BACKUP_TABLES, ROW_SCHEMAS } from '../src/domain/backup/format.js';
+import { BACKUP_TABLES, BACKUP_VERSION, ROW_SCHEMAS, UPGRADES } from '../src/domain/backup/format.js';
 import { restoreBackup } from '../src/domain/backup/restore.js';
 import { newId } from '../src/domain/ids.js';
 import { buildApp } from '../src/server/app.js';
@@ -76,7 +76,7 @@ describe('database export, wipe and import', () => {
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="docket-backup-.*\.json"$/);
     const doc = JSON.parse(res.body);
-    expect(doc).toMatchObject({ format: 'docket-backup', version: 1 });
+    expect(doc).toMatchObject({ format: 'docket-backup', version: BACKUP_VERSION });
     expect(new Date(doc.exportedAt).toISOString()).toBe(doc.exportedAt);
     expect(Object.keys(doc.data)).toEqual([...BACKUP_TABLES]);
     expect(doc.data.users[0].password_hash).toMatch(/^\$argon2id\$/);
@@ -152,7 +152,7 @@ describe('database export, wipe and import', () => {
     const id = newId();
     await db
       .insertInto('tickets')
-      .values({ ...ticket, id, number: 999, parent_id: null } as never)
+      .values({ ...ticket, id, number: 999, rank: `${ticket.rank}V`, parent_id: null } as never)
       .execute();
     await db
       .insertInto('comments')
@@ -221,8 +221,8 @@ describe('database export, wipe and import', () => {
       ['of a newer version', tamper((d) => (d.version = 99)), 'newer'],
       [
         'with a record of the wrong type',
-        tamper((d) => (d.data.tickets[0].position = 'first')),
-        'data.tickets[0].position',
+        tamper((d) => (d.data.tickets[0].rank = 42)),
+        'data.tickets[0].rank',
       ],
       ['with an unknown column', tamper((d) => (d.data.users[0].is_root = 1)), 'data.users[0]'],
       ['with an unknown table', tamper((d) => (d.data.widgets = [])), 'data.widgets'],
@@ -552,6 +552,7 @@ describe('older backup versions are upgraded through the chain', () => {
     const file = path.join(t.config.dataDir, 'v0.json');
     fs.writeFileSync(file, JSON.stringify(doc));
     const upgrades = {
+      ...UPGRADES,
       0: (table: string, row: Record<string, unknown>) => {
         if (table !== 'people') return [{ table, row }];
         const { login, ...rest } = row;

@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isValidRank } from '../src/db/ranks.js';
 import { buildApp } from '../src/server/app.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { addMember, columnsOf, makeProject, makeTicket } from './helpers/board.js';
@@ -40,25 +41,23 @@ const db = () => t.app.services.db.kysely;
 async function expectInvariants(projectId: string) {
   const columns = await db()
     .selectFrom('columns')
-    .select(['id', 'position'])
+    .select(['id', 'rank'])
     .where('project_id', '=', projectId)
-    .orderBy('position')
+    .orderBy('rank')
     .execute();
-  expect(columns.map((c) => c.position)).toEqual(columns.map((_, i) => i));
+  expect(new Set(columns.map((c) => c.rank)).size, 'column ranks distinct').toBe(columns.length);
   const tickets = await db()
     .selectFrom('tickets')
-    .select(['id', 'column_id', 'position', 'number'])
+    .select(['id', 'column_id', 'rank', 'number'])
     .where('project_id', '=', projectId)
     .execute();
   const ids = new Set(columns.map((c) => c.id));
   for (const tk of tickets)
     expect(ids.has(tk.column_id), `ticket ${tk.id} in a column of the project`).toBe(true);
   for (const c of columns) {
-    const orders = tickets
-      .filter((tk) => tk.column_id === c.id)
-      .map((tk) => Number(tk.position))
-      .sort((a, b) => a - b);
-    expect(orders, `orders in column ${c.id}`).toEqual(orders.map((_, i) => i));
+    const ranks = tickets.filter((tk) => tk.column_id === c.id).map((tk) => tk.rank);
+    expect(new Set(ranks).size, `ranks in column ${c.id} distinct`).toBe(ranks.length);
+    for (const r of ranks) expect(isValidRank(r), `rank ${r}`).toBe(true);
   }
   const numbers = tickets.map((tk) => Number(tk.number));
   expect(new Set(numbers).size).toBe(numbers.length);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rankForIndex } from '../src/db/ranks.js';
 import { dialect, pgUrl } from './helpers/app.js';
 import { PASSWORD } from './helpers/factories.js';
 import { makeBigPng, multipartBody } from './helpers/files.js';
@@ -262,7 +263,7 @@ describe('a server killed with SIGKILL', () => {
           '$1-$2-$3-$4-$5',
         ),
         number,
-        position: base + i,
+        rank: rankForIndex(base + i),
         title: `bulk ${i}`,
       });
     }

@@ -27,6 +27,8 @@ export interface Db {
    * after reading both stays true while neither moves (src/domain/read-cache.ts).
    */
   changes: { local(): number; external(): number | Promise<number> } | null;
+  /** Every statement this process has sent, reads included (tests count the statements of a use case). */
+  statements(): number;
   close(): Promise<void>;
 }
 
@@ -76,6 +78,7 @@ function connectSqlite(file: string): Db {
   // Kysely prepares every query afresh; caching statements by SQL text is several times faster.
   const cache = new Map<string, BetterSqlite3.Statement>();
   let writes = 0;
+  let statements = 0;
   const dataVersion = raw.prepare('pragma data_version').pluck();
   let external = 0;
   let externalAt = Number.NEGATIVE_INFINITY;
@@ -94,6 +97,7 @@ function connectSqlite(file: string): Db {
       // The driver runs the statement right after preparing it, synchronously: counting here counts
       // every write before it happens (INSERT … RETURNING included, which the driver runs as a read).
       if (!stmt.readonly) writes++;
+      statements++;
       return stmt;
     },
   };
@@ -104,6 +108,7 @@ function connectSqlite(file: string): Db {
     kysely,
     dialect: 'sqlite',
     pg: null,
+    statements: () => statements,
     changes: {
       local: () => writes,
       external: () => {
@@ -124,6 +129,7 @@ function connectSqlite(file: string): Db {
         rawCache.set(query.sql, stmt);
       }
       const run = stmt;
+      statements++;
       // Through the driver's connection lock: the one connection may be inside another request's
       // transaction, whose uncommitted rows this read must not see.
       return kysely.connection().execute(async () => run.all(...query.parameters) as unknown[][]);
@@ -161,6 +167,7 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
   // The second count matters for COMMIT: a read that ran on another connection while the commit was
   // under way may have missed it, and must not be kept once the commit's answer is back.
   let writes = 0;
+  let statements = 0;
   const counted = new WeakSet<pg.PoolClient>();
   const countWrites = (client: pg.PoolClient) => {
     if (counted.has(client)) return client;
@@ -169,6 +176,7 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     (client as { query: unknown }).query = (...args: unknown[]) => {
       const first = args[0] as string | { text?: string };
       const text = typeof first === 'string' ? first : (first?.text ?? '');
+      statements++;
       if (READ_ONLY.test(text)) return query(...args);
       writes++;
       const result = query(...args);
@@ -213,6 +221,7 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     kysely,
     dialect: 'postgres',
     pg: { connectionString, schema },
+    statements: () => statements,
     changes: {
       local: () => writes,
       external: () => {
@@ -223,6 +232,7 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
       },
     },
     async arrays(query) {
+      statements++;
       const res = await pool.query({ text: query.sql, values: [...query.parameters], rowMode: 'array' });
       return res.rows as unknown[][];
     },

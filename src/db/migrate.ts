@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } fr
 import type { Db } from './connect.js';
 import * as m001 from './migrations/001_initial.js';
 import * as m002 from './migrations/002_sprint_started_at.js';
+import * as m003 from './migrations/003_board_ranks.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -9,6 +10,7 @@ type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<v
 const MIGRATIONS: Record<string, DialectMigration> = {
   '001_initial': m001,
   '002_sprint_started_at': m002,
+  '003_board_ranks': m003,
 };
 
 const MIGRATION_LOCK = 727_070_001;
@@ -17,7 +19,11 @@ const MIGRATION_LOCK = 727_070_001;
  * Applies pending migrations, each exactly once and in order. On PostgreSQL an advisory lock makes
  * instances that start together wait for each other instead of racing on the schema.
  */
-export async function migrateToLatest(db: Db): Promise<string[]> {
+export async function migrateToLatest(
+  db: Db,
+  /** Stop after this migration (tests of a migration build the schema before it). */
+  upTo?: keyof typeof MIGRATIONS,
+): Promise<string[]> {
   const provider = (dialect: Db['dialect']): MigrationProvider => ({
     async getMigrations() {
       const out: Record<string, Migration> = {};
@@ -31,7 +37,7 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
       provider: provider(db.dialect),
       ...(db.pg?.schema ? { migrationTableSchema: db.pg.schema } : {}),
     });
-    const { error, results } = await migrator.migrateToLatest();
+    const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
     if (error) throw error instanceof Error ? error : new Error(String(error));
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   };

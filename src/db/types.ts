@@ -63,7 +63,8 @@ export interface ColumnsTable {
   id: string;
   project_id: string;
   name: string;
-  position: number;
+  /** Fractional rank on the board (docs/decisions/033-board-ranks.md); `order` is computed from it. */
+  rank: string;
   created_at: string;
 }
 
@@ -115,7 +116,8 @@ export interface TicketsTable {
   type: TicketType;
   priority: Priority;
   column_id: string;
-  position: number;
+  /** Fractional rank in the column (docs/decisions/033-board-ranks.md); `order` is computed from it. */
+  rank: string;
   assignee_id: string | null;
   reporter_id: string | null;
   sprint_id: string | null;

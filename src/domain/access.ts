@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import { parseTicketKey } from '../shared/tickets.js';
-import type { Actor, Ctx, Tx } from './context.js';
+import type { Actor, Ctx, Services, Tx } from './context.js';
 import { actorOf } from './context.js';
 import { forbidden, notFound } from './errors.js';
 import { arg, runPrepared } from './prepared.js';
@@ -84,9 +84,17 @@ export async function projectAccess(
 export { parseTicketKey };
 
 /** A ticket of the project by id or key; 404 `Ticket not found` otherwise. */
-export async function ticketInProject(db: Tx, project: ProjectsTable, ref: string): Promise<TicketsTable> {
+export async function ticketInProject(
+  db: Tx,
+  project: ProjectsTable,
+  ref: string,
+  /** Given for a write: on PostgreSQL the row stays locked until the transaction ends. */
+  lockFor?: Pick<Services, 'db'>,
+): Promise<TicketsTable> {
   const parsed = parseTicketKey(ref);
   let q = db.selectFrom('tickets').selectAll().where('project_id', '=', project.id);
+  // `for update`: a move rewrites the rank, a unique key, which needs the strongest row lock anyway.
+  if (lockFor?.db.dialect === 'postgres') q = q.forUpdate();
   if (parsed) {
     if (parsed.projectKey !== project.key) throw notFound(ERR.ticketNotFound);
     q = q.where('number', '=', parsed.number);

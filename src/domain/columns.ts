@@ -9,21 +9,30 @@ import {
   type updateColumnBody,
 } from '../shared/projects.js';
 import { projectAccess } from './access.js';
-import { lockBoard, shiftPositions } from './board-positions.js';
+import { lockBoard, rankAt, ranksAtEnd, setRanks, tryLockColumn } from './board-ranks.js';
 import { actorOf, type Ctx, type Tx, transact } from './context.js';
 import { conflict, invalidField, isUniqueViolation, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
 import { presentColumn } from './presenters/projects.js';
-import { DEFAULT_COLUMNS } from './projects.js';
+import { defaultColumnRows } from './projects.js';
+import { transactWrite } from './races.js';
 
-const byPosition = (tx: Tx, projectId: string) =>
-  tx
+const byRank = (tx: Tx, projectId: string) =>
+  tx.selectFrom('columns').selectAll().where('project_id', '=', projectId).orderBy('rank').execute();
+
+/** A column's 0-based place on its board: the number of columns ranked before it. */
+async function columnOrder(tx: Tx, col: Pick<ColumnsTable, 'project_id' | 'rank'>): Promise<number> {
+  const r = await tx
     .selectFrom('columns')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .orderBy('position')
-    .orderBy('created_at')
-    .execute();
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('project_id', '=', col.project_id)
+    .where('rank', '<', col.rank)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+const columnsList = (projectId: string) =>
+  ({ table: 'columns', scope: 'project_id', id: projectId }) as const;
 
 /** A column of the project, or 404 `Column not found`. */
 export async function columnInProject(tx: Tx, projectId: string, columnId: string): Promise<ColumnsTable> {
@@ -55,63 +64,55 @@ const uniqueToConflict = (err: unknown): never => {
 /** The board's columns by order; an empty board receives the default columns first. */
 export async function listColumns(ctx: Ctx, ref: string) {
   const { project } = await projectAccess(ctx, ctx.db.kysely, ref);
-  let cols = await byPosition(ctx.db.kysely, project.id);
+  let cols = await byRank(ctx.db.kysely, project.id);
   if (cols.length === 0) {
     cols = await transact(ctx, async (tx) => {
       await lockBoard(ctx, tx, project.id);
-      const again = await byPosition(tx, project.id);
+      const again = await byRank(tx, project.id);
       if (again.length > 0) return again;
-      const now = nowIso();
-      const rows = DEFAULT_COLUMNS.map((name, i) => ({
-        id: newId(),
-        project_id: project.id,
-        name,
-        position: i,
-        created_at: now,
-      }));
+      const rows = defaultColumnRows(project.id, nowIso());
       await tx.insertInto('columns').values(rows).execute();
       return rows;
     }).catch(async (err) => {
       // Another request created them at the same moment (SQLite has no row lock to wait on).
-      if (isUniqueViolation(err)) return byPosition(ctx.db.kysely, project.id);
+      if (isUniqueViolation(err)) return byRank(ctx.db.kysely, project.id);
       throw err;
     });
   }
-  return cols.map(presentColumn);
+  return cols.map((c, i) => presentColumn(c, i));
 }
 
 /** Adds a column at `order` (default: the end); the columns after it shift right. */
 export async function createColumn(ctx: Ctx, ref: string, body: z.infer<typeof createColumnBody>) {
-  return transact(ctx, async (tx, emit) => {
+  return transactWrite(ctx, async (tx, emit) => {
     const { project } = await projectAccess(ctx, tx, ref, 'admin');
     await lockBoard(ctx, tx, project.id);
     await assertNameFree(tx, project.id, body.name);
-    const cols = await byPosition(tx, project.id);
-    const position = Math.min(body.order ?? cols.length, cols.length);
-    await shiftPositions(tx, { table: 'columns', scope: 'project_id', id: project.id }, null, position);
     const row: ColumnsTable = {
       id: newId(),
       project_id: project.id,
       name: body.name,
-      position,
+      rank: await rankAt(tx, columnsList(project.id), body.order ?? null, null),
       created_at: nowIso(),
     };
     await tx.insertInto('columns').values(row).execute().catch(uniqueToConflict);
-    const out = presentColumn(row);
+    const out = presentColumn(row, await columnOrder(tx, row));
     emit({ scope: 'project', type: 'column.created', projectId: project.id, data: out });
     return out;
   });
 }
 
-/** Renames and/or moves a column; the others shift so that orders stay 0..n-1. */
+/** Renames and/or moves a column; only its own rank changes, the others' orders follow. */
 export async function updateColumn(
   ctx: Ctx,
   ref: string,
   columnId: string,
   body: z.infer<typeof updateColumnBody>,
 ) {
-  return transact(ctx, async (tx, emit) => {
+  return transactWrite(ctx, async (tx, emit) => {
     const { project } = await projectAccess(ctx, tx, ref, 'admin');
+    // Locks in the order every writer takes them: the column, then the project.
+    if (!(await tryLockColumn(ctx, tx, columnId.toLowerCase()))) throw notFound(ERR.columnNotFound);
     await lockBoard(ctx, tx, project.id);
     const col = await columnInProject(tx, project.id, columnId);
     const next = { ...col };
@@ -119,20 +120,17 @@ export async function updateColumn(
       await assertNameFree(tx, project.id, body.name, col.id);
       next.name = body.name;
     }
-    if (body.order !== undefined) {
-      const count = (await byPosition(tx, project.id)).length;
-      const to = Math.min(body.order, count - 1);
-      await shiftPositions(tx, { table: 'columns', scope: 'project_id', id: project.id }, col.position, to);
-      next.position = to;
-    }
-    if (next.name === col.name && next.position === col.position) return presentColumn(col);
+    const order = await columnOrder(tx, col);
+    if (body.order !== undefined && body.order !== order)
+      next.rank = await rankAt(tx, columnsList(project.id), body.order, col.id);
+    if (next.name === col.name && next.rank === col.rank) return presentColumn(col, order);
     await tx
       .updateTable('columns')
-      .set({ name: next.name, position: next.position })
+      .set({ name: next.name, rank: next.rank })
       .where('id', '=', col.id)
       .execute()
       .catch(uniqueToConflict);
-    const out = presentColumn(next);
+    const out = presentColumn(next, next.rank === col.rank ? order : await columnOrder(tx, next));
     emit({ scope: 'project', type: 'column.updated', projectId: project.id, data: out });
     return out;
   });
@@ -149,18 +147,24 @@ export async function deleteColumn(
   body: z.infer<typeof deleteColumnBody>,
 ) {
   const actor = actorOf(ctx);
-  return transact(ctx, async (tx, emit) => {
+  return transactWrite(ctx, async (tx, emit) => {
     const { project } = await projectAccess(ctx, tx, ref, 'admin');
-    await lockBoard(ctx, tx, project.id);
     const col = await columnInProject(tx, project.id, columnId);
-    const cols = await byPosition(tx, project.id);
+    // Locks in the order every writer takes them: columns (by id), then the project.
+    const locked = [col.id, body?.moveTicketsTo?.toLowerCase()].filter((id) => id !== undefined).sort();
+    for (const id of locked)
+      if (!(await tryLockColumn(ctx, tx, id))) {
+        if (id === col.id) throw notFound(ERR.columnNotFound);
+        throw invalidField('moveTicketsTo', 'Must be another column of this board');
+      }
+    await lockBoard(ctx, tx, project.id);
+    const cols = await byRank(tx, project.id);
     if (cols.length <= 1) throw conflict(ERR.needOneColumn);
     const tickets = await tx
       .selectFrom('tickets')
-      .select(['id', 'position'])
+      .select('id')
       .where('column_id', '=', col.id)
-      .orderBy('position')
-      .orderBy('number')
+      .orderBy('rank')
       .execute();
     let target: ColumnsTable | undefined;
     if (body?.moveTicketsTo !== undefined) {
@@ -169,20 +173,17 @@ export async function deleteColumn(
     }
     if (tickets.length > 0) {
       if (!target) throw invalidField('moveTicketsTo', PROJECT_ERR.moveTicketsToRequired);
-      const base = await tx
-        .selectFrom('tickets')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('column_id', '=', target.id)
-        .executeTakeFirstOrThrow();
+      const ranks = await ranksAtEnd(
+        tx,
+        { table: 'tickets', scope: 'column_id', id: target.id },
+        tickets.length,
+      );
       const now = nowIso();
-      let pos = Number(base.n);
-      for (const t of tickets) {
-        await tx
-          .updateTable('tickets')
-          .set({ column_id: target.id, position: pos++, updated_at: now })
-          .where('id', '=', t.id)
-          .execute();
-      }
+      await setRanks(
+        tx,
+        tickets.map((t, i) => ({ id: t.id, rank: ranks[i] })),
+        { column_id: target.id, updated_at: now },
+      );
       await tx
         .insertInto('ticket_history')
         .values(
@@ -199,7 +200,6 @@ export async function deleteColumn(
         .execute();
     }
     await tx.deleteFrom('columns').where('id', '=', col.id).execute();
-    await shiftPositions(tx, { table: 'columns', scope: 'project_id', id: project.id }, col.position, null);
     const settings = await tx
       .selectFrom('sprint_settings')
       .select('done_column_ids')

@@ -34,6 +34,11 @@ export function isUniqueViolation(err: unknown): boolean {
 }
 
 /** True for a foreign-key violation on either database. */
+/** PostgreSQL chose this transaction as a deadlock's victim (it was rolled back). */
+export function isDeadlock(err: unknown): boolean {
+  return codeOf(err) === '40P01';
+}
+
 export function isForeignKeyViolation(err: unknown): boolean {
   const code = codeOf(err);
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';

@@ -38,31 +38,39 @@ export async function appendEvents(
   }
   const timestamp = nowIso();
   const out: StoredEvent[] = [];
-  for (const e of events) {
-    const row = await tx
+  // One statement per 500 events. Ids are assigned in the order of the rows (under the ordering
+  // lock on PostgreSQL; SQLite has one writer), so the sorted returned ids match the events in order.
+  for (let i = 0; i < events.length; i += 500) {
+    const chunk = events.slice(i, i + 500);
+    const rows = await tx
       .insertInto('events')
-      .values({
-        scope: e.scope,
-        project_id: e.projectId ?? null,
-        user_id: e.userId ?? null,
-        type: e.type,
-        data: JSON.stringify(e.data ?? {}),
-        tab_id: tabId,
-        audience: e.audience ? JSON.stringify(e.audience) : null,
-        created_at: timestamp,
-      })
+      .values(
+        chunk.map((e) => ({
+          scope: e.scope,
+          project_id: e.projectId ?? null,
+          user_id: e.userId ?? null,
+          type: e.type,
+          data: JSON.stringify(e.data ?? {}),
+          tab_id: tabId,
+          audience: e.audience ? JSON.stringify(e.audience) : null,
+          created_at: timestamp,
+        })),
+      )
       .returning('id')
-      .executeTakeFirstOrThrow();
-    out.push({
-      id: Number(row.id),
-      scope: e.scope,
-      type: e.type,
-      data: e.data ?? {},
-      projectId: e.projectId ?? null,
-      userId: e.userId ?? null,
-      audience: e.audience ?? null,
-      tabId,
-      timestamp,
+      .execute();
+    const ids = rows.map((r) => Number(r.id)).sort((x, y) => x - y);
+    chunk.forEach((e, k) => {
+      out.push({
+        id: ids[k],
+        scope: e.scope,
+        type: e.type,
+        data: e.data ?? {},
+        projectId: e.projectId ?? null,
+        userId: e.userId ?? null,
+        audience: e.audience ?? null,
+        tabId,
+        timestamp,
+      });
     });
   }
   return out;

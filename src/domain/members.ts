@@ -4,7 +4,7 @@ import type { ProjectMembersTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import { type addMemberBody, PROJECT_ERR, type ProjectRole } from '../shared/projects.js';
 import { type ProjectAccess, projectAccess } from './access.js';
-import { lockBoard } from './board-positions.js';
+import { lockBoard } from './board-ranks.js';
 import { type Ctx, type Emit, type Tx, transact } from './context.js';
 import { badRequest, conflict, forbidden, invalidField, isUniqueViolation, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { z } from 'zod';
-import type { ProjectsTable } from '../db/types.js';
+import { rankForIndex } from '../db/ranks.js';
+import type { ColumnsTable, ProjectsTable } from '../db/types.js';
 import { removeStoredFiles } from '../files/uploads.js';
 import { ERR } from '../shared/errors.js';
 import { PALETTE } from '../shared/limits.js';
@@ -20,6 +21,16 @@ import { removeProjects } from './project-removal.js';
 
 /** The board every new project starts with (also used when a board is found empty). */
 export const DEFAULT_COLUMNS = ['To Do', 'In Progress', 'Done'] as const;
+
+/** The rows of a new board's default columns, ranked in order. */
+export const defaultColumnRows = (projectId: string, now: string): ColumnsTable[] =>
+  DEFAULT_COLUMNS.map((name, i) => ({
+    id: newId(),
+    project_id: projectId,
+    name,
+    rank: rankForIndex(i),
+    created_at: now,
+  }));
 
 /** Projects the caller can access (system administrators: all), by name. */
 export async function listProjects(ctx: Ctx, q: z.infer<typeof listQuery>) {
@@ -73,18 +84,7 @@ export async function createProject(ctx: Ctx, body: CreateProjectBody) {
           created_at: now,
         })
         .execute();
-      await tx
-        .insertInto('columns')
-        .values(
-          DEFAULT_COLUMNS.map((name, i) => ({
-            id: newId(),
-            project_id: project.id,
-            name,
-            position: i,
-            created_at: now,
-          })),
-        )
-        .execute();
+      await tx.insertInto('columns').values(defaultColumnRows(project.id, now)).execute();
       await tx
         .insertInto('sprint_settings')
         .values({

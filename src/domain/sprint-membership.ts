@@ -62,3 +62,38 @@ export async function closeSprintEntry(
     .where('exited_at', 'is', null)
     .execute();
 }
+
+/**
+ * Records many tickets' changes of sprint (default exit and entry types), in one statement per
+ * sprint left and one for all the entries opened.
+ */
+export async function recordSprintChanges(
+  tx: Tx,
+  moves: { ticket: Pick<TicketsTable, 'id' | 'story_points'>; from: string | null; to: string | null }[],
+  at: string,
+): Promise<void> {
+  const real = moves.filter((m) => m.from !== m.to);
+  const leaving = new Map<string, string[]>();
+  for (const m of real) if (m.from) leaving.set(m.from, [...(leaving.get(m.from) ?? []), m.ticket.id]);
+  for (const [sprintId, ticketIds] of leaving)
+    await tx
+      .updateTable('sprint_ticket_history')
+      .set({ exit_status: 'removed', exited_at: at })
+      .where('sprint_id', '=', sprintId)
+      .where('ticket_id', 'in', ticketIds)
+      .where('exited_at', 'is', null)
+      .execute();
+  const entries = real
+    .filter((m) => m.to !== null)
+    .map((m) => ({
+      id: newId(),
+      sprint_id: m.to as string,
+      ticket_id: m.ticket.id,
+      entry_type: 'added' as const,
+      entered_at: at,
+      exit_status: null,
+      exited_at: null,
+      story_points: m.ticket.story_points,
+    }));
+  if (entries.length > 0) await tx.insertInto('sprint_ticket_history').values(entries).execute();
+}

@@ -64,8 +64,7 @@ async function columnIdsOf(db: Tx, projectId: string): Promise<string[]> {
     .selectFrom('columns')
     .select('id')
     .where('project_id', '=', projectId)
-    .orderBy('position')
-    .orderBy('id')
+    .orderBy('rank')
     .execute();
   return rows.map((r) => r.id);
 }
@@ -239,9 +238,8 @@ export async function getSprint(ctx: Ctx, ref: string, sprintId: string) {
       'tickets.column_id',
     ])
     .where('tickets.sprint_id', '=', sprint.id)
-    .orderBy('columns.position')
-    .orderBy('tickets.position')
-    .orderBy('tickets.number')
+    .orderBy('columns.rank')
+    .orderBy('tickets.rank')
     .execute();
   const entries = await db
     .selectFrom('sprint_ticket_history')

@@ -36,25 +36,34 @@ export interface Change {
 }
 
 /** Writes one entry per changed field, all with the same author and time. */
-export async function writeHistory(
+export const writeHistory = (tx: Tx, ticketId: string, changes: Change[], by: string | null, at: string) =>
+  writeHistoryOf(tx, [{ ticketId, changes }], by, at);
+
+/** The same for many tickets, in one statement per 500 entries. */
+export async function writeHistoryOf(
   tx: Tx,
-  ticketId: string,
-  changes: Change[],
+  entries: { ticketId: string; changes: Change[] }[],
   by: string | null,
   at: string,
 ) {
-  const rows: TicketHistoryTable[] = changes
-    .filter((c) => c.oldValue !== c.newValue)
-    .map((c) => ({
-      id: newId(),
-      ticket_id: ticketId,
-      field: c.field,
-      old_value: c.oldValue,
-      new_value: c.newValue,
-      changed_by: by,
-      changed_at: at,
-    }));
-  if (rows.length > 0) await tx.insertInto('ticket_history').values(rows).execute();
+  const rows: TicketHistoryTable[] = entries.flatMap(({ ticketId, changes }) =>
+    changes
+      .filter((c) => c.oldValue !== c.newValue)
+      .map((c) => ({
+        id: newId(),
+        ticket_id: ticketId,
+        field: c.field,
+        old_value: c.oldValue,
+        new_value: c.newValue,
+        changed_by: by,
+        changed_at: at,
+      })),
+  );
+  for (let i = 0; i < rows.length; i += 500)
+    await tx
+      .insertInto('ticket_history')
+      .values(rows.slice(i, i + 500))
+      .execute();
 }
 
 /** A ticket's history, newest first: {id, field, oldValue, newValue, changedBy {id, name}, changedAt}. */

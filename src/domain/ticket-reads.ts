@@ -7,13 +7,19 @@ import { parseTicketKey, projectAccess } from './access.js';
 import type { Ctx } from './context.js';
 import { notFound } from './errors.js';
 import { pageOf } from './paging.js';
-import { LIST_SELECT, presentTicketByRef, presentTicketList } from './presenters/tickets.js';
+import {
+  listSelect,
+  orderByWindow,
+  orderInColumn,
+  presentTicketByRef,
+  presentTicketList,
+} from './presenters/tickets.js';
 import { readCache } from './read-cache.js';
 
 const escapeLike = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
- * Tickets of a project in board order (column position, then order, then number), filtered, in
+ * Tickets of a project in board order (column rank, then ticket rank), filtered, in
  * a constant number of queries whatever their number (the page, its labels and its watchers), as
  * JSON text with their total, for the HTTP route: a board column of 1,000 tickets is half a
  * megabyte of JSON, kept (text and all) while the database is unchanged.
@@ -92,18 +98,27 @@ export async function listTicketsOf(ctx: Ctx, project: ProjectsTable, q: TicketL
     return eb.and(conds);
   };
   const { limit, offset } = pageOf(q);
-  // Board order is column position, then order, then number. Within one column (the board's own
-  // query) the column's position is constant: the board index gives the order without a join.
+  // Board order is column rank, then ticket rank. Within one column (the board's own query) the
+  // column's rank is constant: the column's rank index gives the order without a join.
   const page =
     q.columnId !== undefined
-      ? db.selectFrom('tickets as t').where(filter).orderBy('t.position').orderBy('t.number')
+      ? db.selectFrom('tickets as t').where(filter).orderBy('t.rank')
       : db
           .selectFrom('tickets as t')
           .innerJoin('columns as c', 'c.id', 't.column_id')
           .where(filter)
-          .orderBy('c.position')
-          .orderBy('t.position')
-          .orderBy('t.number');
+          .orderBy('c.rank')
+          .orderBy('t.rank');
+  // `order` is the place among all tickets of the column: numbered in one pass when no filter
+  // hides tickets of a column, else counted per ticket on the column's rank index.
+  const whole =
+    q.sprintId === undefined &&
+    q.assigneeId === undefined &&
+    q.type === undefined &&
+    q.priority === undefined &&
+    q.parentId === undefined &&
+    q.labelId === undefined &&
+    !q.q;
   const paged = q.limit !== undefined || q.offset !== undefined;
   const [counted, rows] = await Promise.all([
     // Unpaged, the list is the whole result: its length is the total.
@@ -119,7 +134,7 @@ export async function listTicketsOf(ctx: Ctx, project: ProjectsTable, q: TicketL
         .leftJoin('users as a', 'a.id', 't.assignee_id')
         .limit(limit)
         .offset(offset)
-        .select([...LIST_SELECT])
+        .select(listSelect(whole ? orderByWindow : orderInColumn))
         .compile(),
     ),
   ]);

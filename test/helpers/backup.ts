@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { type Kysely, sql } from 'kysely';
+import { rankForIndex } from '../../src/db/ranks.js';
 import type { TicketsTable } from '../../src/db/types.js';
 import { BACKUP_TABLES, KEY_COLUMNS } from '../../src/domain/backup/format.js';
 import { newId } from '../../src/domain/ids.js';
@@ -127,13 +128,19 @@ export async function populate(app: FastifyInstance): Promise<Populated> {
   for (const [i, id] of cols.entries()) {
     await db
       .insertInto('columns')
-      .values({ id, project_id: p0, name: ['To Do', 'In Progress', 'Done'][i], position: i, created_at: now })
+      .values({
+        id,
+        project_id: p0,
+        name: ['To Do', 'In Progress', 'Done'][i],
+        rank: rankForIndex(i),
+        created_at: now,
+      })
       .execute();
   }
   const p1col = newId();
   await db
     .insertInto('columns')
-    .values({ id: p1col, project_id: p1, name: 'Only', position: 0, created_at: now })
+    .values({ id: p1col, project_id: p1, name: 'Only', rank: rankForIndex(0), created_at: now })
     .execute();
   await db
     .insertInto('project_members')
@@ -224,7 +231,7 @@ export async function populate(app: FastifyInstance): Promise<Populated> {
     type: 'Task',
     priority: 'Medium',
     column_id: cols[0],
-    position: number - 1,
+    rank: rankForIndex(number - 1),
     assignee_id: null,
     reporter_id: admin.userId,
     sprint_id: null,
@@ -251,7 +258,7 @@ export async function populate(app: FastifyInstance): Promise<Populated> {
         type: 'Story',
         priority: 'Critical',
         column_id: cols[1],
-        position: 0,
+        rank: rankForIndex(0),
         assignee_id: alice.userId,
         sprint_id: active,
         story_points: 8,
@@ -269,15 +276,22 @@ export async function populate(app: FastifyInstance): Promise<Populated> {
         type: 'Bug',
         priority: 'Lowest',
         column_id: cols[2],
-        position: 0,
+        rank: rankForIndex(0),
         sprint_id: planning,
       }),
-      ticket(p1ticket, 1, { project_id: p1, column_id: p1col, position: 0, reporter_id: null }),
+      ticket(p1ticket, 1, { project_id: p1, column_id: p1col, rank: rankForIndex(0), reporter_id: null }),
     ])
     .execute();
   await db
     .insertInto('tickets')
-    .values(ticket(child, 3, { type: 'Subtask', parent_id: parent, position: 0, assignee_id: bob.userId }))
+    .values(
+      ticket(child, 3, {
+        type: 'Subtask',
+        parent_id: parent,
+        rank: rankForIndex(1),
+        assignee_id: bob.userId,
+      }),
+    )
     .execute();
   await db
     .insertInto('ticket_labels')

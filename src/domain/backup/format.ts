@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isValidRank, rankForIndex } from '../../db/ranks.js';
 import type { Database } from '../../db/types.js';
 import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage.js';
 
@@ -9,7 +10,7 @@ import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage
  * Sessions and the event log are not part of a backup (docs/decisions/018-backup-restore-wipe.md).
  */
 export const BACKUP_FORMAT = 'docket-backup';
-export const BACKUP_VERSION = 1;
+export const BACKUP_VERSION = 2;
 
 export type BackupTable = Exclude<keyof Database, 'sessions' | 'events'>;
 
@@ -38,6 +39,8 @@ export const BACKUP_TABLES = [
 const id = z.string().min(1).max(200);
 const text = (max = 1_000_000) => z.string().max(max);
 const stamp = z.string().min(1).max(64);
+/** A board rank (docs/decisions/033-board-ranks.md): a key the rank scheme can place items around. */
+const rank = z.string().max(200).refine(isValidRank, 'Not a valid board rank');
 const optStamp = stamp.nullable();
 const flag = z.union([z.literal(0), z.literal(1)]);
 const int = z.number().int();
@@ -99,7 +102,7 @@ export const ROW_SCHEMAS = {
     id,
     project_id: id,
     name: text(1000).min(1),
-    position: count,
+    rank,
     created_at: stamp,
   }),
   project_members: z.strictObject({
@@ -139,7 +142,7 @@ export const ROW_SCHEMAS = {
     type: text(50).min(1),
     priority: text(50).min(1),
     column_id: id,
-    position: count,
+    rank,
     assignee_id: id.nullable(),
     reporter_id: id.nullable(),
     sprint_id: id.nullable(),
@@ -285,11 +288,15 @@ export const UNIQUE_KEYS: Partial<
   projects: [{ name: 'key', of: (r) => String(r.key) }],
   columns: [
     { name: 'name in its project', of: (r) => `${r.project_id}\u0000${String(r.name).toLowerCase()}` },
+    { name: 'rank in its project', of: (r) => `${r.project_id}\u0000${r.rank}` },
   ],
   labels: [
     { name: 'name in its project', of: (r) => `${r.project_id}\u0000${String(r.name).toLowerCase()}` },
   ],
-  tickets: [{ name: 'number in its project', of: (r) => `${r.project_id}\u0000${r.number}` }],
+  tickets: [
+    { name: 'number in its project', of: (r) => `${r.project_id}\u0000${r.number}` },
+    { name: 'rank in its column', of: (r) => `${r.column_id}\u0000${r.rank}` },
+  ],
   project_members: [
     { name: 'user in its project', of: (r) => `${r.project_id}\u0000${r.user_id}` },
     { name: 'owner of its project', of: (r) => (r.role === 'owner' ? String(r.project_id) : null) },
@@ -321,11 +328,19 @@ export type Row = Record<string, unknown>;
 /**
  * Upgrades from older backup versions: UPGRADES[v] turns one row of a version-v backup into the
  * rows of version v+1 (it may rename the table, change columns, drop or split the row). Restore
- * applies the chain from the file's version up to BACKUP_VERSION. Version 1 is the first format,
- * so the chain is empty today; a schema change adds `UPGRADES[1]` together with BACKUP_VERSION = 2.
+ * applies the chain from the file's version up to BACKUP_VERSION.
  */
 export type RowUpgrade = (table: string, row: Row) => { table: string; row: Row }[];
-export const UPGRADES: Record<number, RowUpgrade> = {};
+export const UPGRADES: Record<number, RowUpgrade> = {
+  // Version 2: board positions (0..n-1) became ranks; a position's rank keeps its order.
+  1: (table, row) => {
+    if ((table !== 'tickets' && table !== 'columns') || !('position' in row)) return [{ table, row }];
+    const { position, ...rest } = row;
+    const index =
+      typeof position === 'number' && Number.isSafeInteger(position) && position >= 0 ? position : -1;
+    return [{ table, row: { ...rest, rank: index >= 0 ? rankForIndex(index) : position } }];
+  },
+};
 
 /** The oldest version that can be restored. */
 export const OLDEST_VERSION = 1;

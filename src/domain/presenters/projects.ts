@@ -18,11 +18,11 @@ export const presentProject = (p: ProjectsTable) => ({
 });
 export type ProjectOut = ReturnType<typeof presentProject>;
 
-/** Columns read with their 0-based position as `order`. */
-export const presentColumn = (c: Pick<ColumnsTable, 'id' | 'name' | 'position'>) => ({
+/** A column with its 0-based place on the board as `order` (computed from the ranks). */
+export const presentColumn = (c: Pick<ColumnsTable, 'id' | 'name'>, order: number) => ({
   id: c.id,
   name: c.name,
-  order: c.position,
+  order,
 });
 
 export const presentLabel = (l: Pick<LabelsTable, 'id' | 'name' | 'color'>) => ({

@@ -1,4 +1,4 @@
-import type { SelectQueryBuilder } from 'kysely';
+import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database, TicketsTable } from '../../db/types.js';
 import { INVERSE_LINK, type LinkOut, type LinkType } from '../../shared/tickets.js';
 import type { Tx } from '../context.js';
@@ -7,8 +7,20 @@ import { avatarUrl, DELETED_USER } from './users.js';
 
 type IdSource = readonly string[] | SelectQueryBuilder<Database, any, { id: string }>;
 
+/** A ticket row with its 0-based place in its column, computed from the ranks (`ord`). */
+export type RankedTicket = Omit<TicketsTable, 'rank'> & { ord: number | string };
+
+/**
+ * The ticket's `order`: the number of tickets ranked before it in its column (an index range
+ * count; docs/decisions/033-board-ranks.md).
+ */
+export const orderInColumn: RawBuilder<number> = sql<number>`(select count(*) from tickets o where o.column_id = t.column_id and o.rank < t.rank)`;
+
+/** The same for every row of an unfiltered board read, in one pass over the sorted rows. */
+export const orderByWindow: RawBuilder<number> = sql<number>`row_number() over (partition by t.column_id order by t.rank) - 1`;
+
 /** The fields every ticket read has (SPEC "Ticket"); optional fields are null when empty. */
-export const presentTicketBase = (t: TicketsTable, projectKey: string) => ({
+export const presentTicketBase = (t: RankedTicket, projectKey: string) => ({
   id: t.id,
   number: t.number,
   key: `${projectKey}-${t.number}`,
@@ -16,7 +28,7 @@ export const presentTicketBase = (t: TicketsTable, projectKey: string) => ({
   description: t.description,
   type: t.type,
   priority: t.priority,
-  order: t.position,
+  order: Number(t.ord),
   columnId: t.column_id,
   assigneeId: t.assignee_id,
   reporterId: t.reporter_id,
@@ -177,40 +189,41 @@ export type TicketListItem = ReturnType<typeof presentTicketBase> & {
  * The list's select list, in the order `listRow` reads it: the list fetches its rows as arrays
  * (Db.arrays), since building an object per row in the driver costs as much as the query.
  */
-export const LIST_SELECT = [
-  't.id',
-  't.project_id',
-  't.number',
-  't.title',
-  't.description',
-  't.type',
-  't.priority',
-  't.column_id',
-  't.position',
-  't.assignee_id',
-  't.reporter_id',
-  't.sprint_id',
-  't.parent_id',
-  't.story_points',
-  't.estimate',
-  't.start_date',
-  't.due_date',
-  't.environment',
-  't.affected_version',
-  't.fix_version',
-  't.is_carried_over',
-  't.carried_from_sprint_id',
-  't.carried_over_count',
-  't.created_at',
-  't.updated_at',
-  'a.username as a_username',
-  'a.name as a_name',
-  'a.avatar as a_avatar',
-] as const;
+export const listSelect = (order: RawBuilder<number>) =>
+  [
+    't.id',
+    't.project_id',
+    't.number',
+    't.title',
+    't.description',
+    't.type',
+    't.priority',
+    't.column_id',
+    order.as('ord'),
+    't.assignee_id',
+    't.reporter_id',
+    't.sprint_id',
+    't.parent_id',
+    't.story_points',
+    't.estimate',
+    't.start_date',
+    't.due_date',
+    't.environment',
+    't.affected_version',
+    't.fix_version',
+    't.is_carried_over',
+    't.carried_from_sprint_id',
+    't.carried_over_count',
+    't.created_at',
+    't.updated_at',
+    'a.username as a_username',
+    'a.name as a_name',
+    'a.avatar as a_avatar',
+  ] as const;
 
-type ListRow = TicketsTable & { a_username: string | null; a_name: string | null; a_avatar: string | null };
+type ListRow = RankedTicket & { a_username: string | null; a_name: string | null; a_avatar: string | null };
 
-/** One row of LIST_SELECT as an object (a literal of fixed shape: cheap, unlike the driver's). */
+/** One row of listSelect as an object (a literal of fixed shape: cheap, unlike the driver's). */
 const listRow = (r: unknown[]): ListRow =>
   ({
     id: r[0],
@@ -221,7 +234,7 @@ const listRow = (r: unknown[]): ListRow =>
     type: r[5],
     priority: r[6],
     column_id: r[7],
-    position: Number(r[8]),
+    ord: Number(r[8]),
     assignee_id: r[9],
     reporter_id: r[10],
     sprint_id: r[11],
@@ -245,7 +258,7 @@ const listRow = (r: unknown[]): ListRow =>
 
 /**
  * The list shape, for any number of tickets in a constant number of queries: `rows` are the
- * tickets (LIST_SELECT, in order), `ids` the same tickets' ids for the batched reads.
+ * tickets (listSelect, in order), `ids` the same tickets' ids for the batched reads.
  */
 export async function presentTicketList(
   tx: Tx,
@@ -282,6 +295,7 @@ const fullQuery = (tx: Tx) =>
     .leftJoin('sprints as s', 's.id', 't.sprint_id')
     .selectAll('t')
     .select((eb) => [
+      orderInColumn.as('ord'),
       'c.name as c_name',
       'a.username as a_username',
       'a.name as a_name',

@@ -1,0 +1,166 @@
+/**
+ * Board ranks: where a ticket stands in its column, and a column on its board. Each row holds a
+ * fractional rank (a base-62 key of `fractional-indexing`, compared byte by byte), so a move writes
+ * the moved row only; the 0-based `order` of the API is the number of ranks before it, computed on
+ * read. See docs/decisions/033-board-ranks.md.
+ */
+import { generateKeyBetween } from 'fractional-indexing';
+import { sql } from 'kysely';
+import { rankForIndex } from '../db/ranks.js';
+import type { TicketsTable } from '../db/types.js';
+import type { Services, Tx } from './context.js';
+import { invalidField } from './errors.js';
+
+export { rankForIndex };
+
+/** Ranks longer than this make the next write renumber the list (rare: only repeated inserts at one spot grow keys). */
+export const REBALANCE_LENGTH = 48;
+
+/**
+ * Serialises the transactions that change the membership or order of one project's columns, and
+ * membership changes (PostgreSQL: the project row's lock until the transaction ends; SQLite runs
+ * one writer at a time already).
+ */
+export async function lockBoard(s: Pick<Services, 'db'>, tx: Tx, projectId: string): Promise<void> {
+  if (s.db.dialect === 'postgres')
+    await sql`select id from projects where id = ${projectId} for no key update`.execute(tx);
+}
+
+/**
+ * Serialises the rank choices in one column (PostgreSQL: the column row's lock until the
+ * transaction ends). `for no key update` does not block the foreign-key checks of tickets that
+ * merely reference the column, so writes elsewhere on the board never wait for it. A column
+ * deleted while this waited is a 400 naming `columnId`, as if it had been gone before (SQLite
+ * runs one writer at a time: the column read earlier in the transaction is still there).
+ */
+export async function lockColumn(s: Pick<Services, 'db'>, tx: Tx, columnId: string): Promise<void> {
+  if (!(await tryLockColumn(s, tx, columnId)))
+    throw invalidField('columnId', 'Must be a column of this project');
+}
+
+/** lockColumn, answering whether the column (still) exists instead of refusing. */
+export async function tryLockColumn(s: Pick<Services, 'db'>, tx: Tx, columnId: string): Promise<boolean> {
+  if (s.db.dialect !== 'postgres') return true;
+  const { rows } = await sql`select id from columns where id = ${columnId} for no key update`.execute(tx);
+  return rows.length > 0;
+}
+
+/** A ranked list: the tickets of one column, or the columns of one project. */
+export type RankedList =
+  | { table: 'tickets'; scope: 'column_id'; id: string }
+  | { table: 'columns'; scope: 'project_id'; id: string };
+
+const listQuery = (tx: Tx, list: RankedList, exceptId: string | null) => {
+  let q = tx
+    .selectFrom(list.table as 'tickets')
+    .select(['id', 'rank'])
+    .where(list.scope as 'column_id', '=', list.id);
+  if (exceptId) q = q.where('id', '<>', exceptId);
+  return q;
+};
+
+/**
+ * The rank for an item placed at 0-based `index` of the list (clamped to its end), the item
+ * `exceptId` left out (it is the one moving). Reads the two neighbours only: the cost does not grow
+ * with the list. Lock the list first (lockColumn / lockBoard).
+ */
+export async function rankAt(tx: Tx, list: RankedList, index: number | null, exceptId: string | null) {
+  let before: string | null;
+  let after: string | null;
+  if (index === null) {
+    const last = await listQuery(tx, list, exceptId).orderBy('rank', 'desc').limit(1).executeTakeFirst();
+    before = last?.rank ?? null;
+    after = null;
+  } else if (index <= 0) {
+    const first = await listQuery(tx, list, exceptId).orderBy('rank').limit(1).executeTakeFirst();
+    before = null;
+    after = first?.rank ?? null;
+  } else {
+    const pair = await listQuery(tx, list, exceptId)
+      .orderBy('rank')
+      .limit(2)
+      .offset(index - 1)
+      .execute();
+    before = pair[0]?.rank ?? null;
+    after = pair[1]?.rank ?? null;
+    if (before === null) {
+      // Past the end: after the last item.
+      return rankAt(tx, list, null, exceptId);
+    }
+  }
+  const rank = generateKeyBetween(before, after);
+  if (rank.length <= REBALANCE_LENGTH) return rank;
+  // Keys grew long from many inserts at one spot: renumber the list, then place again.
+  await rebalance(tx, list, exceptId);
+  return rankAt(tx, list, index, exceptId);
+}
+
+/** Ranks for `n` items appended to the list in the order given (a bulk move, a column's tickets moving over). */
+export async function ranksAtEnd(tx: Tx, list: RankedList, n: number, exceptIds: string[] = []) {
+  let q = tx
+    .selectFrom(list.table as 'tickets')
+    .select('rank')
+    .where(list.scope as 'column_id', '=', list.id);
+  if (exceptIds.length > 0) q = q.where('id', 'not in', exceptIds);
+  const last = await q.orderBy('rank', 'desc').limit(1).executeTakeFirst();
+  const out: string[] = [];
+  let prev = last?.rank ?? null;
+  for (let i = 0; i < n; i++) {
+    prev = generateKeyBetween(prev, null);
+    out.push(prev);
+  }
+  return out;
+}
+
+/**
+ * Gives the list's items the short ranks 'a0', 'a1', … in their current order (the moving item
+ * `exceptId` keeps its rank: it is about to get a new one). Orders do not change, so clients see
+ * nothing. One statement, then one per 500 items: every rank first gets a '~' prefix, which sorts
+ * after every key and is never one, so no intermediate state repeats a rank.
+ */
+export async function rebalance(tx: Tx, list: RankedList, exceptId: string | null) {
+  const rows = await listQuery(tx, list, exceptId).orderBy('rank').execute();
+  const ids = rows.map((r) => r.id);
+  // The moving item too: its old rank could be one of the new ones.
+  await tx
+    .updateTable(list.table as 'tickets')
+    .set({ rank: sql`'~' || rank` })
+    .where(list.scope as 'column_id', '=', list.id)
+    .execute();
+  await setRanks(
+    tx,
+    ids.map((id, i) => ({ id, rank: rankForIndex(i) })),
+    {},
+    list.table,
+  );
+}
+
+/**
+ * Writes many rows' ranks (and the same `also` fields on each), one statement per 500 rows: a bulk
+ * move, a deleted column's tickets moving over, a rebalance.
+ */
+export async function setRanks(
+  tx: Tx,
+  rows: { id: string; rank: string }[],
+  also: Partial<Pick<TicketsTable, 'column_id' | 'updated_at'>> = {},
+  table: RankedList['table'] = 'tickets',
+) {
+  for (let i = 0; i < rows.length; i += 500) {
+    const chunk = rows.slice(i, i + 500);
+    await tx
+      .updateTable(table as 'tickets')
+      .set({
+        ...also,
+        rank: sql`case ${sql.join(
+          chunk.map((r) => sql`when id = ${r.id} then ${r.rank}`),
+          sql` `,
+        )} end`,
+      })
+      .where(
+        'id',
+        'in',
+        chunk.map((r) => r.id),
+      )
+      .execute();
+  }
+}
