@@ -14,7 +14,7 @@
  *   BENCH_ONLY=sqlite npm run bench          # or postgres
  *   BENCH_TICKETS_PER_PROJECT=500 npm run bench   # a quick smaller run
  */
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,12 +36,15 @@ const pgBase = process.env.BENCH_DATABASE_URL ?? process.env.DOCKET_TEST_DATABAS
 const only = process.env.BENCH_ONLY;
 const children: ChildProcess[] = [];
 
-/** A server process from the sources, ready when it prints `listening at` (start-up is timed to it). */
+/** A server process, ready when it prints `listening at` (start-up is timed to it). */
 async function start(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ url: string; child: ChildProcess; ms: number }> {
-  const started = await startProcess({ args: ['--import', 'tsx', ...args], env, ready: 'listening' });
+  // Docket as `npm start` runs it (the built server, built first when the sources changed); the
+  // bare route from its TypeScript source.
+  const node = args[0] === 'scripts/start.js' ? args : ['--import', 'tsx', ...args];
+  const started = await startProcess({ args: node, env, ready: 'listening' });
   children.push(started.child);
   return started;
 }
@@ -69,18 +72,19 @@ async function run(
 ): Promise<Result> {
   const connections = opts.connections ?? CONNECTIONS;
   const headers = { ...(opts.body ? { 'content-type': 'application/json' } : {}), ...opts.headers };
-  const requests = opts.body
-    ? [
-        {
-          method: opts.method ?? 'POST',
-          setupRequest: (r: Req) => ({
-            ...r,
-            body: opts.body?.(),
-            ...(opts.path ? { path: opts.path() } : {}),
-          }),
-        },
-      ]
-    : undefined;
+  const requests =
+    opts.body || opts.path
+      ? [
+          {
+            method: opts.method ?? (opts.body ? 'POST' : 'GET'),
+            setupRequest: (r: Req) => ({
+              ...r,
+              ...(opts.body ? { body: opts.body() } : {}),
+              ...(opts.path ? { path: opts.path() } : {}),
+            }),
+          },
+        ]
+      : undefined;
   const cfg = { url, connections, headers, method: (opts.method ?? 'GET') as 'GET', requests };
   await autocannon({ ...cfg, duration: 1 } as never);
   const r = await autocannon({ ...cfg, duration: DURATION } as never);
@@ -147,7 +151,7 @@ async function bench(dialect: 'sqlite' | 'postgres') {
     );
 
     const [docket, bare] = await Promise.all([
-      start(['src/server/main.ts'], {
+      start(['scripts/start.js'], {
         PORT: '0',
         HOST: '127.0.0.1',
         DOCKET_DATA_DIR: dataDir,
@@ -212,8 +216,47 @@ async function bench(dialect: 'sqlite' | 'postgres') {
         headers: auth,
       }),
     );
+    // Full reads as users make them: spread over every ticket of a 10,000-ticket project, quiet and
+    // while 20 writes a second land in another project; the one hot ticket is the best case.
+    const spread = () => `${M}/tickets/${moves.projectKey}-${1 + random(moves.tickets)}`;
+    const other = data.projects[1];
+    const elsewhere = async <T>(fn: () => Promise<T>): Promise<T> => {
+      let w = 0;
+      const timer = setInterval(() => {
+        void fetch(
+          `${base}/api/projects/${other.projectKey}/tickets/${other.projectKey}-${1 + random(other.tickets)}`,
+          {
+            method: 'PATCH',
+            headers: { ...auth, 'content-type': 'application/json' },
+            body: JSON.stringify({ priority: w++ % 2 ? 'Low' : 'High' }),
+          },
+        ).then((r) => r.arrayBuffer());
+      }, 50);
+      try {
+        return await fn();
+      } finally {
+        clearInterval(timer);
+      }
+    };
     results.push(
-      await run('full ticket read', `${base}${P}/tickets/${main.sampleTicketKey}`, { headers: auth }),
+      await run('full read, spread over 10k', `${base}${spread()}`, { headers: auth, path: spread }),
+    );
+    results.push(
+      await elsewhere(() =>
+        run('full read, spread, +writes', `${base}${spread()}`, { headers: auth, path: spread }),
+      ),
+    );
+    results.push(
+      await run('full read, one hot ticket', `${base}${P}/tickets/${main.sampleTicketKey}`, {
+        headers: auth,
+      }),
+    );
+    results.push(
+      await elsewhere(() =>
+        run('board list of 1k, +writes', `${base}${P}/tickets?columnId=${main.busyColumnId}`, {
+          headers: auth,
+        }),
+      ),
     );
     results.push(
       await run('ticket create', `${base}${P}/tickets`, {
@@ -286,7 +329,7 @@ async function bench(dialect: 'sqlite' | 'postgres') {
     for (const c of [docket.child, bare.child]) c.kill('SIGTERM');
 
     // Start-up on the (now larger) database, measured again from a cold process.
-    const again = await start(['src/server/main.ts'], {
+    const again = await start(['scripts/start.js'], {
       PORT: '0',
       HOST: '127.0.0.1',
       DOCKET_DATA_DIR: dataDir,
@@ -328,6 +371,9 @@ async function main() {
   console.log(
     `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GB, node ${process.version}, ${os.platform()} ${os.release()}`,
   );
+  // Built once up front, so that the start-up times measure a start, not a build.
+  const built = spawnSync(process.execPath, ['scripts/build.js'], { cwd: _root, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('the build failed');
   const lite = only !== 'postgres' ? await bench('sqlite') : null;
   const post = only !== 'sqlite' && pgBase ? await bench('postgres') : null;
   if (only !== 'sqlite' && !pgBase)

@@ -50,61 +50,74 @@ export type RankedList =
   | { table: 'tickets'; scope: 'column_id'; id: string }
   | { table: 'columns'; scope: 'project_id'; id: string };
 
-const listQuery = (tx: Tx, list: RankedList, exceptId: string | null) => {
-  let q = tx
-    .selectFrom(list.table as 'tickets')
-    .select(['id', 'rank'])
-    .where(list.scope as 'column_id', '=', list.id);
-  if (exceptId) q = q.where('id', '<>', exceptId);
-  return q;
-};
+/** The item that moves, when it is already in the list: left out when its new place is chosen. */
+export type Moving = { id: string; rank: string } | null;
 
 /**
- * The rank for an item placed at 0-based `index` of the list (clamped to its end), the item
- * `exceptId` left out (it is the one moving). Reads the two neighbours only: the cost does not grow
- * with the list. Lock the list first (lockColumn / lockBoard).
+ * The list's ranks, the moving item left out by its rank: the `(scope, rank)` index answers this
+ * alone (no table row is read for the items skipped over).
  */
-export async function rankAt(tx: Tx, list: RankedList, index: number | null, exceptId: string | null) {
-  let before: string | null;
-  let after: string | null;
-  if (index === null) {
-    const last = await listQuery(tx, list, exceptId).orderBy('rank', 'desc').limit(1).executeTakeFirst();
-    before = last?.rank ?? null;
-    after = null;
-  } else if (index <= 0) {
-    const first = await listQuery(tx, list, exceptId).orderBy('rank').limit(1).executeTakeFirst();
-    before = null;
-    after = first?.rank ?? null;
-  } else {
-    const pair = await listQuery(tx, list, exceptId)
-      .orderBy('rank')
-      .limit(2)
-      .offset(index - 1)
-      .execute();
-    before = pair[0]?.rank ?? null;
-    after = pair[1]?.rank ?? null;
-    if (before === null) {
-      // Past the end: after the last item.
-      return rankAt(tx, list, null, exceptId);
-    }
-  }
-  const rank = generateKeyBetween(before, after);
-  if (rank.length <= REBALANCE_LENGTH) return rank;
-  // Keys grew long from many inserts at one spot: renumber the list, then place again.
-  await rebalance(tx, list, exceptId);
-  return rankAt(tx, list, index, exceptId);
-}
-
-/** Ranks for `n` items appended to the list in the order given (a bulk move, a column's tickets moving over). */
-export async function ranksAtEnd(tx: Tx, list: RankedList, n: number, exceptIds: string[] = []) {
+const ranksQuery = (tx: Tx, list: RankedList, moving: Moving) => {
   let q = tx
     .selectFrom(list.table as 'tickets')
     .select('rank')
     .where(list.scope as 'column_id', '=', list.id);
-  if (exceptIds.length > 0) q = q.where('id', 'not in', exceptIds);
-  const last = await q.orderBy('rank', 'desc').limit(1).executeTakeFirst();
+  if (moving) q = q.where('rank', '<>', moving.rank);
+  return q;
+};
+
+/** The ranks either side of 0-based `index` (null: the end) in the list without the moving item. */
+async function neighbours(tx: Tx, list: RankedList, index: number | null, moving: Moving) {
+  const last = async () =>
+    (await ranksQuery(tx, list, moving).orderBy('rank', 'desc').limit(1).executeTakeFirst())?.rank ?? null;
+  if (index === null) return { before: await last(), after: null };
+  if (index <= 0) {
+    const first = await ranksQuery(tx, list, moving).orderBy('rank').limit(1).executeTakeFirst();
+    return { before: null, after: first?.rank ?? null };
+  }
+  const pair = await ranksQuery(tx, list, moving)
+    .orderBy('rank')
+    .limit(2)
+    .offset(index - 1)
+    .execute();
+  // Past the end: after the last item.
+  if (pair.length === 0) return { before: await last(), after: null };
+  return { before: pair[0].rank, after: pair[1]?.rank ?? null };
+}
+
+/**
+ * The rank for an item placed at 0-based `index` of the list (null or past the end: the end), or
+ * null when `moving` already stands there. Reads the two neighbours only, through the rank index.
+ * Lock the list first (lockColumn / lockBoard).
+ */
+export async function rankAt(
+  tx: Tx,
+  list: RankedList,
+  index: number | null,
+  moving: Moving,
+): Promise<string | null> {
+  const { before, after } = await neighbours(tx, list, index, moving);
+  if (moving && (before === null || before < moving.rank) && (after === null || moving.rank < after))
+    return null;
+  const rank = generateKeyBetween(before, after);
+  if (rank.length <= REBALANCE_LENGTH) return rank;
+  // Keys grew long from many inserts at one spot: renumber the list, then place again.
+  // The moving item keeps its old rank behind a '~' (after every other) until the caller writes it.
+  await rebalance(tx, list, moving?.id ?? null);
+  const again = await neighbours(tx, list, index, moving ? { id: moving.id, rank: `~${moving.rank}` } : null);
+  return generateKeyBetween(again.before, again.after);
+}
+
+/** The rank at the end of the list, for an item that is not in it. */
+export async function rankAtEnd(tx: Tx, list: RankedList): Promise<string> {
+  return (await rankAt(tx, list, null, null)) as string;
+}
+
+/** Ranks for `n` items appended to the list in the order given (a bulk move, a column's tickets moving over). */
+export async function ranksAtEnd(tx: Tx, list: RankedList, n: number) {
+  const { before } = await neighbours(tx, list, null, null);
   const out: string[] = [];
-  let prev = last?.rank ?? null;
+  let prev = before;
   for (let i = 0; i < n; i++) {
     prev = generateKeyBetween(prev, null);
     out.push(prev);
@@ -119,8 +132,12 @@ export async function ranksAtEnd(tx: Tx, list: RankedList, n: number, exceptIds:
  * after every key and is never one, so no intermediate state repeats a rank.
  */
 export async function rebalance(tx: Tx, list: RankedList, exceptId: string | null) {
-  const rows = await listQuery(tx, list, exceptId).orderBy('rank').execute();
-  const ids = rows.map((r) => r.id);
+  let q = tx
+    .selectFrom(list.table as 'tickets')
+    .select('id')
+    .where(list.scope as 'column_id', '=', list.id);
+  if (exceptId) q = q.where('id', '<>', exceptId);
+  const ids = (await q.orderBy('rank').execute()).map((r) => r.id);
   // The moving item too: its old rank could be one of the new ones.
   await tx
     .updateTable(list.table as 'tickets')

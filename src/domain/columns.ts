@@ -92,7 +92,7 @@ export async function createColumn(ctx: Ctx, ref: string, body: z.infer<typeof c
       id: newId(),
       project_id: project.id,
       name: body.name,
-      rank: await rankAt(tx, columnsList(project.id), body.order ?? null, null),
+      rank: (await rankAt(tx, columnsList(project.id), body.order ?? null, null)) as string,
       created_at: nowIso(),
     };
     await tx.insertInto('columns').values(row).execute().catch(uniqueToConflict);
@@ -122,7 +122,7 @@ export async function updateColumn(
     }
     const order = await columnOrder(tx, col);
     if (body.order !== undefined && body.order !== order)
-      next.rank = await rankAt(tx, columnsList(project.id), body.order, col.id);
+      next.rank = (await rankAt(tx, columnsList(project.id), body.order, col)) ?? col.rank;
     if (next.name === col.name && next.rank === col.rank) return presentColumn(col, order);
     await tx
       .updateTable('columns')

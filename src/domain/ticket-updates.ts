@@ -47,19 +47,9 @@ async function moveRank(
 ): Promise<string | null> {
   await lockColumn(s, tx, columnId);
   const list = { table: 'tickets', scope: 'column_id', id: columnId } as const;
-  if (columnId !== ticket.column_id) return rankAt(tx, list, order ?? null, ticket.id);
+  if (columnId !== ticket.column_id) return rankAt(tx, list, order ?? null, null);
   if (order === undefined) return null;
-  // Within its column: nothing to do when the (clamped) place is the one it has.
-  const counts = await tx
-    .selectFrom('tickets')
-    .select((eb) => [
-      eb.fn.countAll<number>().as('total'),
-      eb.fn.sum<number>(eb.case().when('rank', '<', ticket.rank).then(1).else(0).end()).as('before'),
-    ])
-    .where('column_id', '=', columnId)
-    .executeTakeFirstOrThrow();
-  if (Math.min(order, Number(counts.total) - 1) === Number(counts.before)) return null;
-  return rankAt(tx, list, order, ticket.id);
+  return rankAt(tx, list, order, ticket);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { ColumnsTable, ProjectsTable, TicketsTable } from '../db/types.js';
 import { removeStoredFiles } from '../files/uploads.js';
 import type { CreateTicketBody } from '../shared/tickets.js';
 import { projectAccess, ticketInProject } from './access.js';
-import { lockColumn, rankAt } from './board-ranks.js';
+import { lockColumn, rankAtEnd } from './board-ranks.js';
 import { actorOf, type Ctx, type Emit, type Tx } from './context.js';
 import { newId, nowIso } from './ids.js';
 import { presentTicketsFull } from './presenters/tickets.js';
@@ -45,7 +45,7 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
     const refs = await resolveRefs(tx, project, body);
     const column = refs.column ?? (await firstColumn(tx, project.id));
     await lockColumn(ctx, tx, column.id);
-    const rank = await rankAt(tx, { table: 'tickets', scope: 'column_id', id: column.id }, null, null);
+    const rank = await rankAtEnd(tx, { table: 'tickets', scope: 'column_id', id: column.id });
     const counter = await tx
       .updateTable('projects')
       .set((eb) => ({ ticket_counter: eb('ticket_counter', '+', 1) }))
