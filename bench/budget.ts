@@ -40,10 +40,10 @@ const children: ChildProcess[] = [];
 async function start(
   args: string[],
   env: Record<string, string>,
-): Promise<{ url: string; child: ChildProcess; ms: number }> {
-  // Docket as `npm start` runs it (the built server, built first when the sources changed); the
+): Promise<{ url: string; child: ChildProcess; ms: number; output(): string }> {
+  // Docket as `npm start` runs it (the built server: main() builds it first); the
   // bare route from its TypeScript source.
-  const node = args[0] === 'scripts/start.js' ? args : ['--import', 'tsx', ...args];
+  const node = args[0].startsWith('dist/') ? args : ['--import', 'tsx', ...args];
   const started = await startProcess({ args: node, env, ready: 'listening' });
   children.push(started.child);
   return started;
@@ -151,7 +151,7 @@ async function bench(dialect: 'sqlite' | 'postgres') {
     );
 
     const [docket, bare] = await Promise.all([
-      start(['scripts/start.js'], {
+      start(['dist/server/main.js'], {
         PORT: '0',
         HOST: '127.0.0.1',
         DOCKET_DATA_DIR: dataDir,
@@ -314,6 +314,10 @@ async function bench(dialect: 'sqlite' | 'postgres') {
       );
     }
     const memory = rssMb(docket.child.pid as number);
+    // And once the load has stopped for 10 s (V8 gives back heap it no longer needs when idle).
+    await new Promise((r) => setTimeout(r, 10_000));
+    const settled = rssMb(docket.child.pid as number);
+    if (process.env.DOCKET_DEBUG_MEMORY) console.log(docket.output().split('\n').filter((l) => l.startsWith('MEM')).join('\n'));
     let dbSize = 0;
     if (dialect === 'sqlite') {
       for (const f of ['docket.db', 'docket.db-wal']) {
@@ -329,7 +333,7 @@ async function bench(dialect: 'sqlite' | 'postgres') {
     for (const c of [docket.child, bare.child]) c.kill('SIGTERM');
 
     // Start-up on the (now larger) database, measured again from a cold process.
-    const again = await start(['scripts/start.js'], {
+    const again = await start(['dist/server/main.js'], {
       PORT: '0',
       HOST: '127.0.0.1',
       DOCKET_DATA_DIR: dataDir,
@@ -351,9 +355,9 @@ async function bench(dialect: 'sqlite' | 'postgres') {
       `a move's cost in creates (aim <= 1.25): ${['move in a column of 10', 'move in a column of 1,000', 'move in a column of 10,000', 'move to a random column'].map((m) => `${m.replace('move ', '')} ${(creates / rate(m)).toFixed(2)}`).join(', ')}`,
     );
     console.log(`start-up until listening: ${docket.ms} ms (first), ${again.ms} ms (after the load)`);
-    console.log(`server memory (RSS) after the load: ${memory} MB`);
+    console.log(`server memory (RSS) after the load: ${memory} MB at once, ${settled} MB 10 s later`);
     console.log(`database size: ${(dbSize / 1024 / 1024).toFixed(0)} MB`);
-    return { dialect, results, startup: [docket.ms, again.ms], memory, dbSize };
+    return { dialect, results, startup: [docket.ms, again.ms], memory, settled, dbSize };
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 800));

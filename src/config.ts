@@ -41,6 +41,7 @@ const schema = z.object({
   DOCKET_BODY_LIMIT_BYTES: int(1024, 1024 ** 3).default(1_048_576),
   DOCKET_BACKUP_MAX_BYTES: int(1024, 1024 ** 4).default(20 * 1024 ** 3),
   DOCKET_TRUST_PROXY: bool.default(false),
+  DOCKET_READ_CACHE_MB: int(0, 4096).default(16),
   DOCKET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -64,6 +65,8 @@ export interface Config {
   backupMaxBytes: number;
   trustProxy: boolean;
   logLevel: string;
+  /** Bytes the read cache may hold (0: off). */
+  readCacheBytes: number;
   /** PostgreSQL schema (tests only). */
   pgSchema?: string;
   /** Argon2 setting of new password hashes; only the test suite sets `test` (src/domain/passwords.ts). */
@@ -107,5 +110,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     backupMaxBytes: e.DOCKET_BACKUP_MAX_BYTES,
     trustProxy: e.DOCKET_TRUST_PROXY,
     logLevel: e.DOCKET_LOG_LEVEL,
+    readCacheBytes: e.DOCKET_READ_CACHE_MB * 1024 * 1024,
   };
 }

@@ -85,7 +85,8 @@ describe('the read cache', () => {
   });
 
   it('stays within its size budget, dropping the least recently used first', async () => {
-    const cache = new ReadCache(90, 1000);
+    // Each entry counts 121 bytes (20 of text, its 1-character key, 100 of overhead): four fit, not five.
+    const cache = new ReadCache(550);
     const g = fakeGeneration();
     const text = (n: number) => async () => 'x'.repeat(n);
     await cache.get(g.db, 'a', text(20), (v) => v.length);
@@ -93,7 +94,7 @@ describe('the read cache', () => {
     await cache.get(g.db, 'c', text(20), (v) => v.length);
     await cache.get(g.db, 'a', text(0), (v) => v.length); // a is used again
     await cache.get(g.db, 'd', text(20), (v) => v.length);
-    await cache.get(g.db, 'e', text(20), (v) => v.length); // over 90: b, the least recently used, goes
+    await cache.get(g.db, 'e', text(20), (v) => v.length); // over 550: b, the least recently used, goes
     let recomputed = false;
     await cache.get(
       g.db,

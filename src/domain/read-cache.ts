@@ -30,9 +30,8 @@ export class ReadCache {
   #size = 0;
 
   constructor(
-    /** Budget for the kept values, in their estimated size (JSON text length for the big ones). */
-    readonly maxSize = 64 * 1024 * 1024,
-    readonly maxEntries = 20_000,
+    /** Budget for the kept values and their keys, in estimated bytes (DOCKET_READ_CACHE_MB). */
+    readonly maxSize = 16 * 1024 * 1024,
   ) {}
 
   /** The value kept under `key` for the database's current generation, else `compute()`'s, kept. */
@@ -40,7 +39,8 @@ export class ReadCache {
     from: ReadSource,
     key: string,
     compute: () => Promise<T>,
-    sizeOf: (value: T) => number = () => 1,
+    /** The value's size in bytes (a JSON text: its length); small records are counted as 256. */
+    sizeOf: (value: T) => number = () => 256,
   ): Promise<T> {
     const changes = from.db.changes;
     if (!changes) return compute();
@@ -59,12 +59,13 @@ export class ReadCache {
     const value = await compute();
     // A write during compute() moved the generation on: the value may already be stale, keep nothing.
     if (this.#local !== local || this.#external !== external || changes.local() !== local) return value;
-    const size = Math.max(1, sizeOf(value));
+    // Keys, the map entry and the string headers: about 100 bytes on top of the value.
+    const size = sizeOf(value) + key.length + 100;
     if (size > this.maxSize / 4) return value;
     this.#entries.set(key, { value, size });
     this.#size += size;
     for (const [k, e] of this.#entries) {
-      if (this.#size <= this.maxSize && this.#entries.size <= this.maxEntries) break;
+      if (this.#size <= this.maxSize) break;
       this.#entries.delete(k);
       this.#size -= e.size;
     }
@@ -85,11 +86,11 @@ export class ReadCache {
 
 const caches = new WeakMap<Db, ReadCache>();
 
-/** The read cache of a database connection. */
-export function readCache(db: Db): ReadCache {
+/** The read cache of a database connection (`bytes`: its budget, given once by buildApp). */
+export function readCache(db: Db, bytes?: number): ReadCache {
   let cache = caches.get(db);
   if (!cache) {
-    cache = new ReadCache();
+    cache = new ReadCache(bytes);
     caches.set(db, cache);
   }
   return cache;

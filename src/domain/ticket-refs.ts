@@ -140,33 +140,48 @@ export interface Names {
   labels: LabelRef[];
 }
 
-/** The display strings of many tickets' references, for their history: five queries whatever their number. */
-export async function displayNamesOf(tx: Tx, tickets: TicketsTable[], projectKey: string) {
+/**
+ * The display strings of many tickets' references, for their history: at most five queries whatever
+ * their number, and only for the names `need` asks for.
+ */
+export async function displayNamesOf(
+  tx: Tx,
+  tickets: TicketsTable[],
+  projectKey: string,
+  need: Record<'status' | 'assignee' | 'sprint' | 'parent' | 'labels', boolean>,
+) {
   const ids = tickets.map((t) => t.id);
-  const some = (key: 'column_id' | 'assignee_id' | 'sprint_id' | 'parent_id') => [
-    ...new Set(tickets.map((t) => t[key]).filter((v): v is string => v !== null)),
-  ];
+  const some = (key: 'column_id' | 'assignee_id' | 'sprint_id' | 'parent_id', wanted: boolean) =>
+    wanted ? [...new Set(tickets.map((t) => t[key]).filter((v): v is string => v !== null))] : [];
   const [cols, users, sprints, parents, labels] = await Promise.all([
-    tx.selectFrom('columns').select(['id', 'name']).where('id', 'in', some('column_id')).execute(),
-    some('assignee_id').length
+    some('column_id', need.status).length
+      ? tx
+          .selectFrom('columns')
+          .select(['id', 'name'])
+          .where('id', 'in', some('column_id', need.status))
+          .execute()
+      : [],
+    some('assignee_id', need.assignee).length
       ? tx
           .selectFrom('users')
           .select(['id', 'username', 'name'])
-          .where('id', 'in', some('assignee_id'))
+          .where('id', 'in', some('assignee_id', true))
           .execute()
       : [],
-    some('sprint_id').length
-      ? tx.selectFrom('sprints').select(['id', 'name']).where('id', 'in', some('sprint_id')).execute()
+    some('sprint_id', need.sprint).length
+      ? tx.selectFrom('sprints').select(['id', 'name']).where('id', 'in', some('sprint_id', true)).execute()
       : [],
-    some('parent_id').length
-      ? tx.selectFrom('tickets').select(['id', 'number']).where('id', 'in', some('parent_id')).execute()
+    some('parent_id', need.parent).length
+      ? tx.selectFrom('tickets').select(['id', 'number']).where('id', 'in', some('parent_id', true)).execute()
       : [],
-    tx
-      .selectFrom('ticket_labels as tl')
-      .innerJoin('labels as l', 'l.id', 'tl.label_id')
-      .select(['tl.ticket_id', 'l.id', 'l.name'])
-      .where('tl.ticket_id', 'in', ids)
-      .execute(),
+    need.labels
+      ? tx
+          .selectFrom('ticket_labels as tl')
+          .innerJoin('labels as l', 'l.id', 'tl.label_id')
+          .select(['tl.ticket_id', 'l.id', 'l.name'])
+          .where('tl.ticket_id', 'in', ids)
+          .execute()
+      : [],
   ]);
   const colName = new Map(cols.map((c) => [c.id, c.name]));
   const userName = new Map(users.map((u) => [u.id, u.name ?? u.username]));

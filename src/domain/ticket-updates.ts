@@ -74,7 +74,15 @@ async function applyUpdates(
     refs.parent !== undefined ||
     refs.column != null ||
     refs.labels !== undefined;
-  const names = needNames ? await displayNamesOf(tx, tickets, project.key) : new Map<string, Names>();
+  const names = needNames
+    ? await displayNamesOf(tx, tickets, project.key, {
+        status: refs.column != null,
+        assignee: refs.assignee !== undefined,
+        sprint: refs.sprint !== undefined,
+        parent: refs.parent !== undefined,
+        labels: refs.labels !== undefined,
+      })
+    : new Map<string, Names>();
 
   // Moves: the new ranks, chosen under the target column's lock.
   const ranks = new Map<string, string>();
@@ -200,12 +208,18 @@ async function applyUpdates(
   const changedIds = results.map((r) => r.id);
   // Every changed ticket gets the same values (they come from one body): writing a value a ticket
   // already had changes nothing, so one statement serves all.
+  // One ticket moving: its rank and column go in the same statement.
+  const single = changedIds.length === 1 ? ranks.get(changedIds[0]) : undefined;
+  if (single !== undefined) {
+    set.rank = single;
+    if (target) set.column_id = target.id;
+  }
   await tx
     .updateTable('tickets')
     .set({ ...set, updated_at: now })
     .where('id', 'in', changedIds)
     .execute();
-  if (ranks.size > 0)
+  if (ranks.size > 0 && single === undefined)
     await setRanks(
       tx,
       [...ranks].map(([id, rank]) => ({ id, rank })),

@@ -16,6 +16,7 @@ import { connect, type Db } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Services } from '../domain/context.js';
 import { setPasswordHashing } from '../domain/passwords.js';
+import { readCache } from '../domain/read-cache.js';
 import { ensureSettings } from '../domain/settings.js';
 import { ensureBootstrapAdmin } from '../domain/users.js';
 import { EventHub, type SessionEnd } from '../events/hub.js';
@@ -94,6 +95,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     opts.db ??
     (await connect({ databaseUrl: config.databaseUrl, pgSchema: config.pgSchema, dataDir: config.dataDir }));
   await migrateToLatest(db);
+  readCache(db, config.readCacheBytes);
   await ensureSettings(db.kysely);
   setPasswordHashing(config.passwordHashing ?? 'standard');
 
