@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SPRINT_STATUSES } from '../../shared/sprints.js';
+import { toolDate } from '../../shared/tools.js';
 import { type DocketClient, seg } from '../client.js';
 import {
   CREATE,
@@ -26,7 +27,7 @@ import {
   UPDATE,
 } from './common.js';
 
-const date = z.string().describe('YYYY-MM-DD');
+const date = toolDate;
 const sprintPath = (projectKey: string, s: SprintRaw) => `${projectPath(projectKey)}/sprints/${seg(s.id)}`;
 const sub = (projectKey: string) => ({ subject: { project: projectKey } });
 

@@ -3,6 +3,7 @@ import {
   httpPriority,
   httpType,
   TOOL_LIMITS,
+  toolDate,
   toolLimit,
   toolPriority,
   toolType,
@@ -44,7 +45,7 @@ import {
 } from './common.js';
 
 const nullableText = z.string().nullable().optional();
-const date = z.string().describe('YYYY-MM-DD');
+const date = toolDate;
 
 /** Optional ticket fields shared by create_ticket and update_ticket. */
 const fieldShape = {
