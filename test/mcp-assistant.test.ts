@@ -1,6 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as sprintNamesUnique from '../src/db/migrations/020_sprint_names_unique.js';
 import { isCalendarDate } from '../src/shared/rules.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { type Client, signUp, unique } from './helpers/factories.js';
@@ -70,6 +72,80 @@ describe('calendar-true dates (HTTP)', () => {
   });
 });
 
+describe('sprint names unique ignoring case (HTTP)', () => {
+  it('creating or renaming to another sprint’s name in other letter case is a 409, nothing changes', async () => {
+    const key = 'SNH';
+    await owner.post('/api/projects', { name: 'Sprint names', key });
+    const s4 = await owner.post(`/api/projects/${key}/sprints`, { name: 'Sprint 4' });
+    expect(s4.statusCode).toBe(201);
+    const clash = await owner.post(`/api/projects/${key}/sprints`, { name: 'sprint 4' });
+    expect(clash.statusCode).toBe(409);
+    expect(clash.json()).toEqual({ error: 'Sprint already exists' });
+    const other = (await owner.post(`/api/projects/${key}/sprints`, { name: 'Hardening' })).json();
+    const rename = await owner.patch(`/api/projects/${key}/sprints/${other.id}`, { name: 'SPRINT 4' });
+    expect(rename.statusCode).toBe(409);
+    // Its own name in another case is fine.
+    expect(
+      (await owner.patch(`/api/projects/${key}/sprints/${other.id}`, { name: 'hardening' })).statusCode,
+    ).toBe(200);
+    const names = (await owner.get(`/api/projects/${key}/sprints`))
+      .json()
+      .map((s: { name: string }) => s.name);
+    expect(names).toEqual(['Sprint 4', 'hardening']);
+    // Another project may use the same name.
+    await owner.post('/api/projects', { name: 'Sprint names 2', key: 'SNH2' });
+    expect((await owner.post('/api/projects/SNH2/sprints', { name: 'sprint 4' })).statusCode).toBe(201);
+  });
+
+  it('the migration renames existing clashes ("Sprint 4 (2)") before adding the unique index', async () => {
+    const db = t.app.services.db.kysely as unknown as Kysely<any>;
+    const project = (await owner.post('/api/projects', { name: 'Old clashes', key: 'SNM' })).json();
+    await sql`drop index sprints_project_name_uq`.execute(db);
+    const row = (id: string, name: string, at: string) => ({
+      id,
+      project_id: project.id,
+      name,
+      goal: null,
+      start_date: null,
+      end_date: null,
+      status: 'planning',
+      budget: null,
+      started_at: null,
+      completed_at: null,
+      created_at: at,
+      updated_at: at,
+    });
+    await db
+      .insertInto('sprints')
+      .values([
+        row('snm-a', 'Sprint 4', '2026-01-01T00:00:00.000Z'),
+        row('snm-b', 'sprint 4', '2026-01-02T00:00:00.000Z'),
+        row('snm-c', 'Sprint 4 (2)', '2026-01-03T00:00:00.000Z'),
+        row('snm-d', 'SPRINT 4', '2026-01-04T00:00:00.000Z'),
+      ])
+      .execute();
+    await sprintNamesUnique.up(db);
+    const after = await db
+      .selectFrom('sprints')
+      .select(['id', 'name'])
+      .where('project_id', '=', project.id)
+      .orderBy('id')
+      .execute();
+    expect(after).toEqual([
+      { id: 'snm-a', name: 'Sprint 4' },
+      { id: 'snm-b', name: 'sprint 4 (3)' },
+      { id: 'snm-c', name: 'Sprint 4 (2)' },
+      { id: 'snm-d', name: 'SPRINT 4 (4)' },
+    ]);
+    await expect(
+      db
+        .insertInto('sprints')
+        .values(row('snm-e', 'sprint 4 (2)', '2026-01-05T00:00:00.000Z'))
+        .execute(),
+    ).rejects.toThrow();
+  });
+});
+
 describe.each<Transport>(['http', 'stdio'])('assistant rows over %s', (kind) => {
   let c: McpClient;
   const KEY = kind === 'http' ? 'ASH' : 'ASS';
@@ -100,6 +176,21 @@ describe.each<Transport>(['http', 'stdio'])('assistant rows over %s', (kind) => 
       ).toMatch(/startDate: must be a real calendar date/);
       const sprints = (await owner.get(`${P}/sprints`)).json();
       expect(sprints.some((s: { name: string }) => s.name === `Dates ${kind}`)).toBe(false);
+    });
+  });
+
+  describe('sprint names', () => {
+    it('create_sprint {name: "sprint 4"} while "Sprint 4" exists is refused; both stay addressable', async () => {
+      await ok(c, 'create_sprint', { projectKey: KEY, name: 'Sprint 4' });
+      expect(await fails(c, 'create_sprint', { projectKey: KEY, name: 'sprint 4' })).toBe(
+        'Sprint already exists',
+      );
+      await ok(c, 'create_sprint', { projectKey: KEY, name: 'Sprint 40' });
+      expect(
+        await fails(c, 'update_sprint', { projectKey: KEY, sprintName: 'Sprint 40', name: 'SPRINT 4' }),
+      ).toBe('Sprint already exists');
+      const r = await ok(c, 'get_sprint', { projectKey: KEY, sprintName: 'sprint 4' });
+      expect(r.data.name).toBe('Sprint 4');
     });
   });
 });

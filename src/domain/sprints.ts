@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { ProjectsTable, SprintSettingsTable, SprintsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import {
@@ -124,6 +125,22 @@ async function noteSprintName(tx: Tx, projectId: string, name: string): Promise<
     .execute();
 }
 
+/** Sprint names are unique in a project ignoring case (the index `sprints_project_name_uq` too). */
+async function assertSprintNameFree(tx: Tx, projectId: string, name: string, exceptId?: string) {
+  let q = tx
+    .selectFrom('sprints')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where(sql`lower(name)`, '=', name.toLowerCase());
+  if (exceptId) q = q.where('id', '<>', exceptId);
+  if (await q.executeTakeFirst()) throw conflict(ERR.sprintExists);
+}
+
+const sprintNameConflict = (err: unknown): never => {
+  if (isUniqueViolation(err)) throw conflict(ERR.sprintExists);
+  throw err;
+};
+
 async function insertSprint(
   tx: Tx,
   emit: Emit,
@@ -137,6 +154,7 @@ async function insertSprint(
   },
 ): Promise<SprintsTable> {
   const name = fields.name ?? (await nextSprintName(tx, projectId));
+  await assertSprintNameFree(tx, projectId, name);
   if (fields.name) await noteSprintName(tx, projectId, fields.name);
   const now = nowIso();
   const sprint: SprintsTable = {
@@ -153,7 +171,7 @@ async function insertSprint(
     created_at: now,
     updated_at: now,
   };
-  await tx.insertInto('sprints').values(sprint).execute();
+  await tx.insertInto('sprints').values(sprint).execute().catch(sprintNameConflict);
   emit({ scope: 'project', type: 'sprint.created', projectId, data: presentSprint(sprint) });
   return sprint;
 }
@@ -291,9 +309,17 @@ export async function updateSprint(ctx: Ctx, ref: string, sprintId: string, body
     const end = changes.end_date !== undefined ? changes.end_date : sprint.end_date;
     checkDates(start, end, body.endDate !== undefined ? 'endDate' : 'startDate');
     if (Object.keys(changes).length === 0) return presentSprint(sprint);
-    if (changes.name) await noteSprintName(tx, project.id, changes.name);
+    if (changes.name) {
+      await assertSprintNameFree(tx, project.id, changes.name, sprint.id);
+      await noteSprintName(tx, project.id, changes.name);
+    }
     changes.updated_at = nowIso();
-    await tx.updateTable('sprints').set(changes).where('id', '=', sprint.id).execute();
+    await tx
+      .updateTable('sprints')
+      .set(changes)
+      .where('id', '=', sprint.id)
+      .execute()
+      .catch(sprintNameConflict);
     const out = presentSprint({ ...sprint, ...changes });
     emit({ scope: 'project', type: 'sprint.updated', projectId: project.id, data: out });
     return out;
