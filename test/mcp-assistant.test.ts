@@ -6,7 +6,7 @@ import * as sprintNamesUnique from '../src/db/migrations/020_sprint_names_unique
 import { isCalendarDate } from '../src/shared/rules.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { type Client, signUp, unique } from './helpers/factories.js';
-import { connect, fails, ok, type Transport } from './helpers/mcp.js';
+import { call, connect, fails, ok, type Transport } from './helpers/mcp.js';
 
 /**
  * Issue 20, "MCP for assistants": each row of its table, over both front doors (Streamable HTTP at
@@ -176,6 +176,32 @@ describe.each<Transport>(['http', 'stdio'])('assistant rows over %s', (kind) => 
       ).toMatch(/startDate: must be a real calendar date/);
       const sprints = (await owner.get(`${P}/sprints`)).json();
       expect(sprints.some((s: { name: string }) => s.name === `Dates ${kind}`)).toBe(false);
+    });
+  });
+
+  describe('tool errors', () => {
+    it('a NUL in search or in a title is an isError tool result naming the parameter, not a transport error', async () => {
+      for (const args of [{ search: 'log\u0000in' }, { projectKey: KEY, search: 'log\u0000in' }]) {
+        const r = await call(c, 'list_tickets', args);
+        expect(r).toMatchObject({
+          isError: true,
+          text: 'Validation failed: search: Must not contain NUL characters',
+        });
+      }
+      const r = await call(c, 'create_ticket', { projectKey: KEY, title: 'nul\u0000title' });
+      expect(r).toMatchObject({
+        isError: true,
+        text: 'Validation failed: title: Must not contain NUL characters',
+      });
+      expect((await owner.get(`${P}/tickets?q=nul`)).json()).toEqual([]);
+    });
+
+    it('an unknown tool and bad arguments are isError results too', async () => {
+      expect(await call(c, 'no_such_tool', {})).toMatchObject({
+        isError: true,
+        text: 'Unknown tool: no_such_tool',
+      });
+      expect(await call(c, 'get_ticket', { ticketKey: 42 })).toMatchObject({ isError: true });
     });
   });
 

@@ -48,10 +48,11 @@ const FIELD_NAMES: Record<string, string> = {
   userId: 'userName',
   username: 'userName',
   newEndDate: 'endDate',
+  q: 'search',
 };
 
 const fieldName = (path: string) => {
-  const [head, ...rest] = path.split('.');
+  const [head, ...rest] = path.replace(/^query\./, '').split('.');
   return [FIELD_NAMES[head] ?? head, ...rest].join('.');
 };
 

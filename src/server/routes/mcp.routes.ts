@@ -47,7 +47,7 @@ export const mcpRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'MCP Streamable HTTP endpoint (JSON-RPC); authenticate with Authorization: Bearer <apiKey>',
         hide: false,
       },
-      config: { auth: 'public' },
+      config: { auth: 'public', nulInBody: true },
     },
     async (req, reply) => {
       const header = req.headers.authorization ?? '';
