@@ -149,7 +149,7 @@ describe('access to the tool server', () => {
     const c = await connectStdio(url, key);
     try {
       expect(await fails(c, 'list_projects')).toBe(`Failed to connect to Docket at ${url}`);
-      expect(await fails(c, 'get_ticket', { key: 'ABC-1' })).toBe(`Failed to connect to Docket at ${url}`);
+      expect(await fails(c, 'get_ticket', { ticketKey: 'ABC-1' })).toBe(`Failed to connect to Docket at ${url}`);
     } finally {
       await c.close();
     }

@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type DocketClient, ToolError } from './client.js';
-import type { ToolDef } from './tools/common.js';
+import { resolutions, type ToolDef } from './tools/common.js';
 import { TOOLS } from './tools/index.js';
 
 export const SERVER_INFO = { name: 'docket', version: '1.0.0' };
@@ -73,10 +73,35 @@ function describeIssue(issue: z.core.$ZodIssue, args: unknown): string {
   }
 }
 
+/**
+ * Old parameter names (docs/mcp.md "Deprecated names") renamed to the current ones; giving both is an
+ * error. The old names are not in the catalogue, which stays lean.
+ */
+function renameDeprecated(
+  tool: ToolDef,
+  given: Record<string, unknown>,
+): { args: Record<string, unknown>; used: string[] } | string {
+  if (!tool.aliases) return { args: given, used: [] };
+  const args = { ...given };
+  const used: string[] = [];
+  for (const [old, current] of Object.entries(tool.aliases)) {
+    if (!(old in args)) continue;
+    if (current in args) return `give ${current} only (${old} is its deprecated name)`;
+    args[current] = args[old];
+    delete args[old];
+    used.push(old);
+  }
+  return { args, used };
+}
+
 async function runTool(tool: ToolDef, args: unknown, client: DocketClient): Promise<CallToolResult> {
   try {
-    const result = await tool.run(args as never, client);
-    return { content: [{ type: 'text', text: result.text }], structuredContent: result.data };
+    const notes: string[] = [];
+    const result = await resolutions.run(notes, () => tool.run(args as never, client));
+    // The reply names what fuzzy inputs became (`label "front" → frontend`), so a wrong guess shows.
+    const unique = [...new Set(notes)];
+    const text = unique.length ? `${result.text}\nResolved: ${unique.join('; ')}` : result.text;
+    return { content: [{ type: 'text', text }], structuredContent: result.data };
   } catch (err) {
     if (err instanceof ToolError) return errorResult(err.message);
     return errorResult(`Tool ${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -107,7 +132,10 @@ export function createMcpServer(client: DocketClient): McpServer {
     const { name } = request.params;
     const tool = BY_NAME.get(name);
     if (!tool) return errorResult(`Unknown tool: ${name}`);
-    const args = request.params.arguments ?? {};
+    const given = request.params.arguments ?? {};
+    const renamed = renameDeprecated(tool, given);
+    if (typeof renamed === 'string') return errorResult(`Invalid arguments for ${name}: ${renamed}`);
+    const args = renamed.args;
     const parsed = (ARGS.get(name) as z.ZodType).safeParse(args);
     if (!parsed.success) {
       const unknown = parsed.error.issues.some((i) => i.code === 'unrecognized_keys');
@@ -116,7 +144,13 @@ export function createMcpServer(client: DocketClient): McpServer {
         `Invalid arguments for ${name}: ${parsed.error.issues.map((i) => describeIssue(i, args)).join('; ')}${known}`,
       );
     }
-    return runTool(tool, parsed.data, client);
+    const result = await runTool(tool, parsed.data, client);
+    if (renamed.used.length && !result.isError) {
+      const note = renamed.used.map((old) => `${old} is deprecated: use ${tool.aliases?.[old]}`).join('; ');
+      const first = result.content[0];
+      if (first?.type === 'text') first.text += `\nNote: ${note}`;
+    }
+    return result;
   });
   return server;
 }

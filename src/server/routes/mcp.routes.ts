@@ -65,7 +65,9 @@ export const mcpRoutes: FastifyPluginAsyncZod = async (app) => {
       }
       reply.removeHeader('WWW-Authenticate');
 
-      const server = createMcpServer(new DocketClient({ baseUrl: base, apiKey, fetch: fetchLocal }));
+      const publicUrl =
+        app.services.config.publicUrl ?? `${req.protocol}://${req.host}${app.services.config.basePath}`;
+      const server = createMcpServer(new DocketClient({ baseUrl: base, apiKey, fetch: fetchLocal, publicUrl }));
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
