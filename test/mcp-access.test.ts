@@ -260,13 +260,13 @@ describe('starting the stdio server', () => {
 });
 
 describe('the tool catalogue', () => {
-  it('stays compact: tools/list is measured in characters', () => {
-    const size = JSON.stringify({ tools: CATALOGUE }).length;
+  it('stays compact: tools/list is measured in bytes and fails above 30 KB', () => {
+    const size = Buffer.byteLength(JSON.stringify({ tools: CATALOGUE }));
     const descriptions = CATALOGUE.reduce((n, t) => n + (t.description?.length ?? 0), 0);
-    console.log(`tools/list: ${CATALOGUE.length} tools, ${size} characters (descriptions ${descriptions})`);
-    expect(CATALOGUE).toHaveLength(34);
+    console.log(`tools/list: ${CATALOGUE.length} tools, ${size} bytes (descriptions ${descriptions})`);
+    expect(CATALOGUE).toHaveLength(44);
     for (const t of CATALOGUE) expect(t.description?.length ?? 0, t.name).toBeLessThanOrEqual(100);
-    // The budget recorded in docs/mcp.md; a new tool or a long description must be a conscious choice.
-    expect(size).toBeLessThan(32_000);
+    // The budget of issue 20 (docs/mcp.md); a new tool or a long description must be a conscious choice.
+    expect(size).toBeLessThanOrEqual(30 * 1024);
   });
 });

@@ -94,20 +94,43 @@ describe.each<Transport>(['http', 'stdio'])('tools over %s', (kind) => {
   });
   afterAll(async () => c?.close());
 
-  it('lists the 34 tools of SPEC and those of issue 20, each with a description, schemas and the three annotations', async () => {
+  it('lists the 34 tools of SPEC and those of issue 20, each with a description, schemas and annotations', async () => {
     const { tools } = await c.listTools();
     expect(tools.map((x) => x.name).sort()).toEqual([...SPEC_TOOLS, ...ISSUE_20_TOOLS].sort());
+    // The hints as a client reads them: the MCP specification's defaults where the catalogue leaves one out.
+    const hints = (a: (typeof tools)[number]['annotations']) => ({
+      readOnly: a?.readOnlyHint ?? false,
+      destructive: a?.readOnlyHint ? false : (a?.destructiveHint ?? true),
+      idempotent: a?.readOnlyHint ? true : (a?.idempotentHint ?? false),
+    });
     for (const tool of tools) {
       expect(tool.description, tool.name).toBeTruthy();
       expect(tool.outputSchema, tool.name).toBeTruthy();
-      expect(typeof tool.annotations?.readOnlyHint, tool.name).toBe('boolean');
-      expect(typeof tool.annotations?.destructiveHint, tool.name).toBe('boolean');
-      expect(typeof tool.annotations?.idempotentHint, tool.name).toBe('boolean');
+      expect(tool.annotations, tool.name).toBeTruthy();
     }
     const byName = Object.fromEntries(tools.map((x) => [x.name, x]));
-    expect(byName.list_tickets.annotations?.readOnlyHint).toBe(true);
-    expect(byName.delete_project.annotations?.destructiveHint).toBe(true);
-    expect(byName.create_ticket.annotations?.idempotentHint).toBe(false);
+    expect(hints(byName.list_tickets.annotations)).toEqual({
+      readOnly: true,
+      destructive: false,
+      idempotent: true,
+    });
+    expect(hints(byName.delete_project.annotations)).toEqual({
+      readOnly: false,
+      destructive: true,
+      idempotent: true,
+    });
+    expect(hints(byName.create_ticket.annotations)).toEqual({
+      readOnly: false,
+      destructive: false,
+      idempotent: false,
+    });
+    expect(hints(byName.update_ticket.annotations)).toEqual({
+      readOnly: false,
+      destructive: false,
+      idempotent: true,
+    });
+    expect(hints(byName.delete_comment.annotations).destructive).toBe(true);
+    expect(hints(byName.list_comments.annotations).readOnly).toBe(true);
     expect(byName.create_ticket.inputSchema.required).toEqual(['projectKey', 'title']);
   });
 

@@ -36,3 +36,9 @@ export const toolDate = z
   .string()
   .refine(isCalendarDate, 'must be a real calendar date in the form YYYY-MM-DD')
   .describe('YYYY-MM-DD');
+/** The same, or null to clear (one JSON Schema type list rather than an anyOf). */
+export const toolDateOrNull = z
+  .string()
+  .refine(isCalendarDate, 'must be a real calendar date in the form YYYY-MM-DD')
+  .nullable()
+  .describe('YYYY-MM-DD');

@@ -397,6 +397,7 @@ export const listOut = (item: z.ZodType, name: string) => ({
 
 // --- Shared parameters -------------------------------------------------------------------------
 
-export const projectKeyParam = z.string().min(1).describe('Project key');
-export const ticketKeyParam = z.string().min(1).describe('Ticket key, e.g. PROJ-12');
+/** Key parameters: the names say what they are (the server's instructions give the key forms). */
+export const projectKeyParam = z.string();
+export const ticketKeyParam = z.string();
 export const confirmParam = z.boolean().describe('Must be true');

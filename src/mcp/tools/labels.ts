@@ -24,7 +24,7 @@ const labelPath = (projectKey: string, l: LabelRaw) => `${projectPath(projectKey
 
 const listLabels = defineTool({
   name: 'list_labels',
-  description: 'List a project’s labels.',
+  description: "List a project's labels.",
   input: {
     projectKey: projectKeyParam,
     limit: z.number().int().min(1).max(200).default(100),

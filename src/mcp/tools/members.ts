@@ -24,7 +24,7 @@ const memberLine = (m: MemberRaw) => `${userLabel(m.user)}: ${m.role}`;
 
 const listMembers = defineTool({
   name: 'list_members',
-  description: 'List a project’s members and roles.',
+  description: "List a project's members and roles.",
   input: {
     projectKey: projectKeyParam,
     limit: z.number().int().min(1).max(200).default(50),
@@ -94,7 +94,7 @@ const removeMember = defineTool({
 
 const changeMemberRole = defineTool({
   name: 'change_member_role',
-  description: 'Change a member’s role. Making someone owner turns the old owner into admin.',
+  description: "Change a member's role. Making someone owner turns the old owner into admin.",
   input: { projectKey: projectKeyParam, userName: z.string().describe('Username, name or id'), role },
   output: memberOut.shape,
   annotations: UPDATE,

@@ -9,7 +9,7 @@ import { ToolError } from '../client.js';
  * two calls can shift the pages by one; the `total` of each page says so.
  */
 
-export const cursorParam = z.string().optional().describe('nextCursor of the previous page');
+export const cursorParam = z.string().optional().describe('nextCursor of the last page');
 
 export const pageShape = {
   total: z.number(),

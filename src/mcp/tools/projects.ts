@@ -94,7 +94,7 @@ const createProject = defineTool({
 
 const updateProject = defineTool({
   name: 'update_project',
-  description: 'Change a project’s name, description (null clears) or color.',
+  description: "Change a project's name, description (null clears) or color.",
   input: {
     projectKey: projectKeyParam,
     name: z.string().optional(),

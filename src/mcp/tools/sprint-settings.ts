@@ -55,7 +55,7 @@ const read = async (api: DocketClient, projectKey: string) =>
 
 const getSprintSettings = defineTool({
   name: 'get_sprint_settings',
-  description: 'Which columns count as done when a sprint completes, sprint length, carry-over.',
+  description: 'Done columns (for sprint completion), sprint length, carry-over.',
   input: { projectKey: projectKeyParam },
   output: settingsOut,
   annotations: READ,
@@ -68,10 +68,10 @@ const getSprintSettings = defineTool({
 
 const updateSprintSettings = defineTool({
   name: 'update_sprint_settings',
-  description: 'Change sprint settings (admin). doneColumns replaces the done columns; [] = the last column.',
+  description: 'Change sprint settings (admin).',
   input: {
     projectKey: projectKeyParam,
-    doneColumns: z.array(z.string()).optional().describe('Column names or ids'),
+    doneColumns: z.array(z.string()).optional().describe('Names or ids; [] = the last column'),
     defaultSprintDuration: z.number().int().min(1).max(4).optional().describe('Weeks'),
     autoCarryOverIncomplete: z.boolean().optional(),
   },

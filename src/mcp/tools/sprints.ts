@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SPRINT_STATUSES } from '../../shared/sprints.js';
-import { toolDate } from '../../shared/tools.js';
+import { toolDate, toolDateOrNull } from '../../shared/tools.js';
 import { type DocketClient, seg } from '../client.js';
 import {
   CREATE,
@@ -37,7 +37,7 @@ async function findByName(api: DocketClient, projectKey: string, name: string) {
 
 const listSprints = defineTool({
   name: 'list_sprints',
-  description: 'List a project’s sprints in creation order.',
+  description: "List a project's sprints in creation order.",
   input: {
     projectKey: projectKeyParam,
     status: z.enum(SPRINT_STATUSES).optional(),
@@ -126,14 +126,14 @@ const createSprint = defineTool({
 
 const updateSprint = defineTool({
   name: 'update_sprint',
-  description: 'Change a sprint’s name, goal, dates or budget; null clears.',
+  description: "Change a sprint's name, goal, dates or budget; null clears.",
   input: {
     projectKey: projectKeyParam,
     sprintName: z.string().describe('Name or id'),
     name: z.string().optional(),
     goal: z.string().nullable().optional(),
-    startDate: date.nullable().optional(),
-    endDate: date.nullable().optional(),
+    startDate: toolDateOrNull.optional(),
+    endDate: toolDateOrNull.optional(),
     budget: z.number().nullable().optional(),
   },
   output: sprintOut,
@@ -150,7 +150,7 @@ const updateSprint = defineTool({
 
 const startSprint = defineTool({
   name: 'start_sprint',
-  description: 'Start a planning sprint. startDate defaults to today, endDate to the sprint duration.',
+  description: 'Start a planning sprint; dates default to today and the sprint length.',
   input: {
     projectKey: projectKeyParam,
     sprintName: z.string().describe('Name or id'),

@@ -120,8 +120,7 @@ const byNewest = (field: 'updatedAt' | 'createdAt') => (x: TicketRaw, y: TicketR
 
 export const listTicketsTool = defineTool({
   name: 'list_tickets',
-  description:
-    'List tickets with filters (names or ids). Without projectKey: all my projects, most recently updated first.',
+  description: 'List tickets; filters take names or ids. Without projectKey: all my projects.',
   input: {
     projectKey: projectKeyParam.optional(),
     column: z.string().optional(),

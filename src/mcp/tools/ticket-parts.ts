@@ -66,7 +66,7 @@ async function commentsPage(api: DocketClient, ticketKey: string, offset: number
 
 const listComments = defineTool({
   name: 'list_comments',
-  description: 'A ticket’s comments (Markdown), oldest first.',
+  description: "A ticket's comments (Markdown), oldest first.",
   input: { ticketKey: ticketKeyParam, limit: limitParam(20), cursor: cursorParam },
   output: { comments: z.array(commentOut), ...pageShape },
   annotations: READ,
@@ -154,7 +154,7 @@ const linkType = z.enum(LINK_TYPES);
 
 const linkTickets = defineTool({
   name: 'link_tickets',
-  description: 'Link a ticket to another: ticketKey <linkType> targetKey. The target shows the inverse.',
+  description: 'Link two tickets: ticketKey <linkType> targetKey.',
   input: { ticketKey: ticketKeyParam, linkType, targetKey: ticketKeyParam },
   output: { ticketKey: z.string(), ...linkItemOut.shape },
   annotations: CREATE,
@@ -173,8 +173,12 @@ const linkTickets = defineTool({
 
 const unlinkTickets = defineTool({
   name: 'unlink_tickets',
-  description: 'Remove a link between two tickets (linkType only needed when they have several).',
-  input: { ticketKey: ticketKeyParam, targetKey: ticketKeyParam, linkType: linkType.optional() },
+  description: 'Remove the link between two tickets.',
+  input: {
+    ticketKey: ticketKeyParam,
+    targetKey: ticketKeyParam,
+    linkType: linkType.optional().describe('If they have several'),
+  },
   output: { ticketKey: z.string(), ...linkItemOut.shape, deleted: z.boolean() },
   annotations: DELETE,
   async run(a, api) {
@@ -216,7 +220,7 @@ const attachmentOut = z.object({
 
 const listAttachments = defineTool({
   name: 'list_attachments',
-  description: 'A ticket’s attached files: names, sizes and download links (Bearer key).',
+  description: "A ticket's files: names, sizes, download links.",
   input: { ticketKey: ticketKeyParam, limit: limitParam(20), cursor: cursorParam },
   output: { attachments: z.array(attachmentOut), ...pageShape },
   annotations: READ,

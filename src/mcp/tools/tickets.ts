@@ -4,6 +4,7 @@ import {
   httpType,
   TOOL_LIMITS,
   toolDate,
+  toolDateOrNull,
   toolLimit,
   toolPriority,
   toolType,
@@ -47,14 +48,20 @@ import { listTicketsTool } from './ticket-list.js';
 import { linkItemOut, linkText, presentLink } from './ticket-parts.js';
 
 const nullableText = z.string().nullable().optional();
+
+/**
+ * What a ticket write's schema names: the ticket as list_tickets shows it, and its id. The result
+ * carries every field of get_ticket; the schema stays short (docs/mcp.md "Size of the catalogue").
+ */
+const ticketWriteOut = { ...ticketItemOut.shape, id: z.string() };
 const date = toolDate;
 
 /** Optional ticket fields shared by create_ticket and update_ticket. */
 const fieldShape = {
   description: nullableText,
   estimate: nullableText.describe('e.g. 2h, 1d'),
-  startDate: date.nullable().optional(),
-  dueDate: date.nullable().optional(),
+  startDate: toolDateOrNull.optional(),
+  dueDate: toolDateOrNull.optional(),
   environment: nullableText,
   affectedVersion: nullableText,
   fixVersion: nullableText,
@@ -148,7 +155,7 @@ async function readBack(api: DocketClient, projectKey: string, key: string) {
 
 const getTicketTool = defineTool({
   name: 'get_ticket',
-  description: 'Read a ticket: every field, the whole Markdown description, links and counts.',
+  description: 'Read a ticket: every field, the whole description, links.',
   input: { ticketKey: ticketKeyParam },
   aliases: { key: 'ticketKey' },
   output: {
@@ -192,7 +199,7 @@ const createTicketTool = defineTool({
     parent: z.string().optional().describe('Parent ticket key'),
     ...fieldShape,
   },
-  output: ticketOut,
+  output: ticketWriteOut,
   annotations: CREATE,
   async run(a, api) {
     await getProject(api, a.projectKey);
@@ -229,7 +236,7 @@ const updateTicketTool = defineTool({
     ...fieldShape,
   },
   aliases: { key: 'ticketKey' },
-  output: { ...ticketOut, changed: z.array(z.string()) },
+  output: { ...ticketWriteOut, changed: z.array(z.string()) },
   annotations: UPDATE,
   async run(a, api) {
     const { projectKey, ticketKey, path } = await getTicket(api, a.ticketKey);
@@ -256,7 +263,7 @@ const moveTicketTool = defineTool({
     sprint: z.string().nullable().optional(),
   },
   aliases: { key: 'ticketKey' },
-  output: ticketOut,
+  output: ticketWriteOut,
   annotations: UPDATE,
   async run(a, api) {
     if (a.column === undefined && a.sprint === undefined) {
