@@ -345,14 +345,8 @@ export async function presentTicket(api: DocketClient, projectKey: string, t: Ti
 }
 export type TicketOut = Awaited<ReturnType<typeof presentTicket>>;
 
-/** Longest description a write's reply repeats; get_ticket shows it whole. */
-export const DESCRIPTION_CUT = 2000;
-
-/**
- * A ticket as text: every field that has a value, then the description (Markdown). `cut` shortens
- * the description and says by how much and how to read the rest.
- */
-export function ticketText(t: TicketOut, extra: string[] = [], cut = false) {
+/** A ticket as text: every field that has a value, then the whole description (Markdown). */
+export function ticketText(t: TicketOut, extra: string[] = []) {
   const facts = [
     `type ${t.type}`,
     `priority ${t.priority}`,
@@ -372,13 +366,9 @@ export function ticketText(t: TicketOut, extra: string[] = [], cut = false) {
     `created ${t.createdAt}`,
     `updated ${t.updatedAt}`,
   ].filter(Boolean);
-  let desc = '';
-  if (t.description) {
-    const long = cut && t.description.length > DESCRIPTION_CUT;
-    desc = long
-      ? `\n\nDescription (Markdown, first ${DESCRIPTION_CUT} of ${t.description.length} characters; get_ticket shows all):\n${t.description.slice(0, DESCRIPTION_CUT)}`
-      : `\n\nDescription (Markdown, ${t.description.length} characters):\n${t.description}`;
-  }
+  const desc = t.description
+    ? `\n\nDescription (Markdown, ${t.description.length} characters):\n${t.description}`
+    : '';
   return [`${t.key}: ${t.title}`, facts.join(' · '), ...extra].join('\n') + desc;
 }
 
