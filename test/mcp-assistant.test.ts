@@ -7,7 +7,7 @@ import { isCalendarDate } from '../src/shared/rules.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { type Client, signUp, unique } from './helpers/factories.js';
 import { makePng, multipartBody } from './helpers/files.js';
-import { call, connect, connectHttp, fails, ok, type Transport } from './helpers/mcp.js';
+import { call, connect, fails, ok, type Transport } from './helpers/mcp.js';
 
 /**
  * Issue 20, "MCP for assistants": each row of its table, over both front doors (Streamable HTTP at

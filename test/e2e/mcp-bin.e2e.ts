@@ -88,8 +88,8 @@ describe('the shipped tool server', () => {
       }),
     );
     try {
-      expect((await stdio.listTools()).tools).toHaveLength(34);
-      const p = await text(stdio, 'create_project', { name: 'From the bin', key });
+      expect((await stdio.listTools()).tools).toHaveLength(44);
+      const p = await text(stdio, 'create_project', { name: 'From the bin', projectKey: key });
       expect(p).toMatchObject({ isError: false, text: `Created project ${key}: From the bin` });
       const t = await text(stdio, 'create_ticket', {
         projectKey: key.toLowerCase(),

@@ -1,18 +1,8 @@
 import { z } from 'zod';
-import {
-  httpPriority,
-  httpType,
-  TOOL_LIMITS,
-  toolDate,
-  toolDateOrNull,
-  toolLimit,
-  toolPriority,
-  toolType,
-} from '../../shared/tools.js';
+import { httpPriority, httpType, toolDateOrNull, toolPriority, toolType } from '../../shared/tools.js';
 import type { DocketClient } from '../client.js';
 import {
   CREATE,
-  countText,
   DELETE,
   defineTool,
   findColumn,
@@ -25,21 +15,15 @@ import {
   getProject,
   getSprints,
   getTicket,
-  listOut,
-  lower,
-  type MemberRaw,
-  type ProjectRaw,
   presentTicket,
   projectKeyParam,
   projectPath,
   READ,
   type SprintRaw,
-  type TicketItem,
   type TicketRaw,
   ToolError,
   ticketItemOut,
   ticketKeyParam,
-  ticketLine,
   ticketOut,
   ticketText,
   UPDATE,
@@ -54,7 +38,6 @@ const nullableText = z.string().nullable().optional();
  * carries every field of get_ticket; the schema stays short (docs/mcp.md "Size of the catalogue").
  */
 const ticketWriteOut = { ...ticketItemOut.shape, id: z.string() };
-const date = toolDate;
 
 /** Optional ticket fields shared by create_ticket and update_ticket. */
 const fieldShape = {
