@@ -70,7 +70,7 @@ describe('the shipped tool server', () => {
     }
   }, 180_000);
 
-  it('node bin/docket-mcp.js serves the 34 tools and acts as the key’s owner', async () => {
+  it('node bin/docket-mcp.js serves the 44 tools and acts as the key’s owner', async () => {
     const user = await ApiClient.signUp(server.baseUrl, unique('mcpbin'), 'Bin User');
     const { apiKey } = await user.req<{ apiKey: string }>('POST', '/api/me/mcp-key');
     const key = unique('B')

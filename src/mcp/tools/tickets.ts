@@ -168,7 +168,7 @@ const getTicketTool = defineTool({
 
 const createTicketTool = defineTool({
   name: 'create_ticket',
-  description: 'Create a ticket. Names (column, assignee, sprint, labels) match partially.',
+  description: 'Create a ticket. column, assignee, sprint, labels: names (partial) or ids.',
   input: {
     projectKey: projectKeyParam,
     title: z.string(),
