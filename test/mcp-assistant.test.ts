@@ -329,6 +329,13 @@ describe.each<Transport>(['http', 'stdio'])('assistant rows over %s', (kind) => 
       const byLabel = await ok(c, 'list_tickets', { projectKey: KEY, label: label.id });
       expect(keysOf(byLabel)).toEqual([tk]);
       await ok(c, 'remove_member', { projectKey: KEY, userName: alex1.userId });
+      const back = await ok(c, 'add_member', { projectKey: KEY, userName: alex1.userId });
+      expect(back.data).toEqual({
+        username: alex1.username,
+        name: 'Alex Smith',
+        role: 'member',
+        id: alex1.userId,
+      });
     });
 
     it('create_ticket {labels: ["front"]}: the reply names what "front" became; list_tickets filters by label', async () => {

@@ -154,9 +154,19 @@ export const findMember = (members: MemberRaw[], name: string) =>
     (m) => m.userId,
   );
 
-/** Any active user by username or display name (for add_member). */
+/** Any active user by id, username or display name (for add_member). */
 export async function findUser(api: DocketClient, name: string): Promise<UserRaw> {
+  const q = name.trim().toLowerCase();
   const users = await api.get<UserRaw[]>('/api/users', { query: { search: name.trim(), limit: 200 } });
+  if (!users.some((u) => u.id === q) && /^[0-9a-f-]{16,64}$/.test(q)) {
+    // Looks like an id: the API's search matches names only, so the list is read for it.
+    for (let offset = 0; ; offset += 200) {
+      const page = await api.get<UserRaw[]>('/api/users', { query: { limit: 200, offset } });
+      const hit = page.find((u) => u.id === q);
+      if (hit) return hit;
+      if (page.length < 200) break;
+    }
+  }
   return matchOne(users, name, (u) => [u.username, u.name], 'user', userLabel);
 }
 
