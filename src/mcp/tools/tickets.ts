@@ -136,6 +136,8 @@ async function readBack(api: DocketClient, projectKey: string, key: string) {
   return presentTicket(api, projectKey, ticket);
 }
 
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 const getTicketTool = defineTool({
   name: 'get_ticket',
   description: 'Read a ticket: every field, the whole description, links.',
@@ -159,7 +161,7 @@ const getTicketTool = defineTool({
       attachmentCount: ticket.attachmentCount ?? 0,
     };
     const extra = [
-      `${data.commentCount} comments (list_comments) · ${data.attachmentCount} attachments (list_attachments)`,
+      `${plural(data.commentCount, 'comment')} (list_comments) · ${plural(data.attachmentCount, 'attachment')} (list_attachments)`,
     ];
     if (links.length) extra.push(`links: ${links.map(linkText).join('; ')}`);
     return { text: ticketText(t, extra), data };
