@@ -255,6 +255,15 @@ describe('database export, wipe and import', () => {
         'active sprint',
       ],
       [
+        'with two sprints of one name in other letter case (issue 20)',
+        tamper((d) => {
+          const [a, b] = d.data.sprints;
+          b.project_id = a.project_id;
+          b.name = a.name.toUpperCase();
+        }),
+        'Duplicate name in its project in sprints',
+      ],
+      [
         'with a file that is not base64',
         tamper((d) => (d.files.files[Object.keys(d.files.files)[0]] = 'not base64!')),
         'base64',

@@ -38,10 +38,12 @@ const events = (type: string, projectId: string) =>
 async function makeSprint(
   projectId: string,
   status: 'planning' | 'active' | 'completed' = 'planning',
-  name = 'Sprint',
+  given?: string,
 ) {
   const now = new Date().toISOString();
   const id = newId();
+  // Sprint names are unique in a project ignoring case (issue 20).
+  const name = given ?? `Sprint ${id}`;
   await db()
     .insertInto('sprints')
     .values({

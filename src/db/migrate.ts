@@ -3,6 +3,7 @@ import type { Db } from './connect.js';
 import * as m001 from './migrations/001_initial.js';
 import * as m002 from './migrations/002_sprint_started_at.js';
 import * as m003 from './migrations/003_board_ranks.js';
+import * as m020 from './migrations/020_sprint_names_unique.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -11,7 +12,11 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '001_initial': m001,
   '002_sprint_started_at': m002,
   '003_board_ranks': m003,
+  '020_sprint_names_unique': m020,
 };
+
+/** Every migration's name, in order. */
+export const MIGRATION_NAMES = Object.keys(MIGRATIONS);
 
 const MIGRATION_LOCK = 727_070_001;
 

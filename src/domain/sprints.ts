@@ -25,6 +25,7 @@ import {
 } from './presenters/sprints.js';
 import { presentTicketsFull } from './presenters/tickets.js';
 import { closeSprintEntry, recordSprintChange } from './sprint-membership.js';
+import { assertSprintNameFree, nextSprintName, noteSprintName, sprintNameConflict } from './sprint-names.js';
 import { writeHistory } from './ticket-history.js';
 
 const DAY_MS = 86_400_000;
@@ -80,48 +81,7 @@ export async function doneColumnIdsOf(db: Tx, projectId: string): Promise<string
 }
 
 // ---------------------------------------------------------------------------------------------
-// Names: `Sprint N`
-
-const NUMBERED = /^sprint\s+(\d{1,9})$/i;
-const sprintNumber = (name: string): number | null => {
-  const m = NUMBERED.exec(name.trim());
-  return m ? Number(m[1]) : null;
-};
-
-/**
- * The next generated name, `Sprint N` with N one more than the highest number used in the project:
- * the project's `sprint_counter` remembers numbers used before (also by deleted or renamed sprints),
- * and the names present now cover numbers typed by hand. Incrementing the counter first locks the
- * project row, so two sprints created at the same moment get different numbers.
- */
-async function nextSprintName(tx: Tx, projectId: string): Promise<string> {
-  const bumped = await tx
-    .updateTable('projects')
-    .set((eb) => ({ sprint_counter: eb('sprint_counter', '+', 1) }))
-    .where('id', '=', projectId)
-    .returning('sprint_counter')
-    .executeTakeFirstOrThrow();
-  let n = Number(bumped.sprint_counter);
-  const names = await tx.selectFrom('sprints').select('name').where('project_id', '=', projectId).execute();
-  const highest = Math.max(0, ...names.map((r) => sprintNumber(r.name) ?? 0));
-  if (highest >= n) {
-    n = highest + 1;
-    await tx.updateTable('projects').set({ sprint_counter: n }).where('id', '=', projectId).execute();
-  }
-  return `Sprint ${n}`;
-}
-
-/** A hand-typed `Sprint N` counts as used, so a later generated name never repeats it. */
-async function noteSprintName(tx: Tx, projectId: string, name: string): Promise<void> {
-  const n = sprintNumber(name);
-  if (n === null) return;
-  await tx
-    .updateTable('projects')
-    .set({ sprint_counter: n })
-    .where('id', '=', projectId)
-    .where('sprint_counter', '<', n)
-    .execute();
-}
+// Creation (names: sprint-names.ts)
 
 async function insertSprint(
   tx: Tx,
@@ -136,6 +96,7 @@ async function insertSprint(
   },
 ): Promise<SprintsTable> {
   const name = fields.name ?? (await nextSprintName(tx, projectId));
+  await assertSprintNameFree(tx, projectId, name);
   if (fields.name) await noteSprintName(tx, projectId, fields.name);
   const now = nowIso();
   const sprint: SprintsTable = {
@@ -152,7 +113,7 @@ async function insertSprint(
     created_at: now,
     updated_at: now,
   };
-  await tx.insertInto('sprints').values(sprint).execute();
+  await tx.insertInto('sprints').values(sprint).execute().catch(sprintNameConflict);
   emit({ scope: 'project', type: 'sprint.created', projectId, data: presentSprint(sprint) });
   return sprint;
 }
@@ -289,9 +250,17 @@ export async function updateSprint(ctx: Ctx, ref: string, sprintId: string, body
     const end = changes.end_date !== undefined ? changes.end_date : sprint.end_date;
     checkDates(start, end, body.endDate !== undefined ? 'endDate' : 'startDate');
     if (Object.keys(changes).length === 0) return presentSprint(sprint);
-    if (changes.name) await noteSprintName(tx, project.id, changes.name);
+    if (changes.name) {
+      await assertSprintNameFree(tx, project.id, changes.name, sprint.id);
+      await noteSprintName(tx, project.id, changes.name);
+    }
     changes.updated_at = nowIso();
-    await tx.updateTable('sprints').set(changes).where('id', '=', sprint.id).execute();
+    await tx
+      .updateTable('sprints')
+      .set(changes)
+      .where('id', '=', sprint.id)
+      .execute()
+      .catch(sprintNameConflict);
     const out = presentSprint({ ...sprint, ...changes });
     emit({ scope: 'project', type: 'sprint.updated', projectId: project.id, data: out });
     return out;

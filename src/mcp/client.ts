@@ -13,6 +13,8 @@ export interface ClientOptions {
   fetch?: FetchLike;
   /** How long to wait for an answer; default 30 s. */
   timeoutMs?: number;
+  /** Docket's address as the assistant's user reaches it, for links in results; default baseUrl. */
+  publicUrl?: string;
 }
 
 /** A failure a tool reports to the assistant as its result text (`isError: true`). */
@@ -48,10 +50,12 @@ const FIELD_NAMES: Record<string, string> = {
   userId: 'userName',
   username: 'userName',
   newEndDate: 'endDate',
+  q: 'search',
+  key: 'projectKey',
 };
 
 const fieldName = (path: string) => {
-  const [head, ...rest] = path.split('.');
+  const [head, ...rest] = path.replace(/^query\./, '').split('.');
   return [FIELD_NAMES[head] ?? head, ...rest].join('.');
 };
 
@@ -81,12 +85,14 @@ export function describeApiError(status: number, body: ErrorBody | null, subject
 
 export class DocketClient {
   readonly baseUrl: string;
+  readonly publicUrl: string;
   private readonly apiKey: string;
   private readonly fetchImpl: FetchLike;
   private readonly timeoutMs: number;
 
   constructor(opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.publicUrl = (opts.publicUrl ?? opts.baseUrl).replace(/\/+$/, '');
     this.apiKey = opts.apiKey;
     this.fetchImpl = opts.fetch ?? ((url, init) => fetch(url, init));
     this.timeoutMs = opts.timeoutMs ?? 30_000;
@@ -147,6 +153,11 @@ export class DocketClient {
     }
     const totalHeader = res.headers.get('x-total-count');
     return { data: parsed as T, total: totalHeader === null ? null : Number(totalHeader) };
+  }
+
+  /** An absolute link to a path of the API's answers (`/uploads/…`), as the user reaches Docket. */
+  publicLink(path: string): string {
+    return /^https?:/i.test(path) ? path : this.publicUrl + path;
   }
 
   async get<T>(path: string, opts?: RequestOptions): Promise<T> {

@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type DocketClient, ToolError } from './client.js';
-import type { ToolDef } from './tools/common.js';
+import { resolutions, type ToolDef } from './tools/common.js';
 import { TOOLS } from './tools/index.js';
 
 export const SERVER_INFO = { name: 'docket', version: '1.0.0' };
@@ -22,19 +22,52 @@ const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text
 /** JSON Schema of a tool's zod shape, without the `$schema` line the SDK repeats in every schema. */
 function jsonSchema(shape: z.ZodRawShape, io: 'input' | 'output'): Tool['inputSchema'] {
   const { $schema: _, ...schema } = z.toJSONSchema(z.object(shape), { io, target: 'draft-7' });
-  return schema as Tool['inputSchema'];
+  return (io === 'output' ? lean(schema) : schema) as Tool['inputSchema'];
+}
+
+/**
+ * An output schema without `required` and `additionalProperties: false`: it still says what each
+ * field is and its type, at two thirds of the size (docs/mcp.md "Size of the catalogue"). Every field
+ * it names is always present in the result.
+ */
+function lean(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(lean);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'required' || k === 'additionalProperties') continue;
+    out[k] =
+      k === 'properties'
+        ? Object.fromEntries(Object.entries(v as object).map(([p, x]) => [p, lean(x)]))
+        : lean(v);
+  }
+  return out;
+}
+
+/**
+ * Annotations without the values the MCP specification gives by default: a read-only tool says only
+ * `readOnlyHint: true` (the other hints apply to tools that change things); a write omits
+ * `readOnlyHint: false` and `idempotentHint: false`, and says `destructiveHint` only when false
+ * (the default is true).
+ */
+function leanAnnotations(a: ToolDef['annotations']): Tool['annotations'] {
+  if (a.readOnlyHint) return { readOnlyHint: true };
+  return {
+    ...(a.destructiveHint ? {} : { destructiveHint: false }),
+    ...(a.idempotentHint ? { idempotentHint: true } : {}),
+  };
 }
 
 /**
  * The catalogue that tools/list answers, computed once: the SDK's own listing with the per-schema
- * `$schema` and the default `execution` left out, which keeps it about 15% shorter (docs/mcp.md).
+ * `$schema` and the default `execution` left out, and lean output schemas (docs/mcp.md).
  */
 export const CATALOGUE: Tool[] = TOOLS.map((t) => ({
   name: t.name,
   description: t.description,
   inputSchema: jsonSchema(t.input, 'input'),
   outputSchema: jsonSchema(t.output, 'output'),
-  annotations: t.annotations,
+  annotations: leanAnnotations(t.annotations),
 }));
 
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
@@ -73,20 +106,58 @@ function describeIssue(issue: z.core.$ZodIssue, args: unknown): string {
   }
 }
 
+/**
+ * Old parameter names (docs/mcp.md "Deprecated names") renamed to the current ones; giving both is an
+ * error. The old names are not in the catalogue, which stays lean.
+ */
+function renameDeprecated(
+  tool: ToolDef,
+  given: Record<string, unknown>,
+): { args: Record<string, unknown>; used: string[] } | string {
+  if (!tool.aliases) return { args: given, used: [] };
+  const args = { ...given };
+  const used: string[] = [];
+  for (const [old, current] of Object.entries(tool.aliases)) {
+    if (!(old in args)) continue;
+    if (current in args) return `give ${current} only (${old} is its deprecated name)`;
+    args[current] = args[old];
+    delete args[old];
+    used.push(old);
+  }
+  return { args, used };
+}
+
 async function runTool(tool: ToolDef, args: unknown, client: DocketClient): Promise<CallToolResult> {
   try {
-    const result = await tool.run(args as never, client);
-    return { content: [{ type: 'text', text: result.text }], structuredContent: result.data };
+    const notes: string[] = [];
+    const result = await resolutions.run(notes, () => tool.run(args as never, client));
+    // The reply names what fuzzy inputs became (`label "front" → frontend`), so a wrong guess shows.
+    const unique = [...new Set(notes)];
+    const text = unique.length ? `${result.text}\nResolved: ${unique.join('; ')}` : result.text;
+    return { content: [{ type: 'text', text }], structuredContent: result.data };
   } catch (err) {
     if (err instanceof ToolError) return errorResult(err.message);
     return errorResult(`Tool ${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
-/** An MCP server with every Docket tool, acting through `client` (the HTTP API, as the key's user). */
-export function createMcpServer(client: DocketClient): McpServer {
+/** `all` tools, or `read`: only the tools that change nothing (chosen by the client, docs/mcp.md). */
+export type Toolset = 'all' | 'read';
+export const TOOLSETS: readonly Toolset[] = ['all', 'read'];
+
+const READ_NAMES = new Set(TOOLS.filter((t) => t.annotations.readOnlyHint).map((t) => t.name));
+const READ_CATALOGUE = CATALOGUE.filter((t) => READ_NAMES.has(t.name));
+
+/**
+ * An MCP server with Docket's tools, acting through `client` (the HTTP API, as the key's user): all
+ * of them, or with `toolset: 'read'` only those that change nothing (the others are not listed, and
+ * calling one is an error result).
+ */
+export function createMcpServer(client: DocketClient, opts: { toolset?: Toolset } = {}): McpServer {
+  const readOnly = opts.toolset === 'read';
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
   for (const tool of TOOLS) {
+    if (readOnly && !READ_NAMES.has(tool.name)) continue;
     server.registerTool(
       tool.name,
       {
@@ -101,13 +172,20 @@ export function createMcpServer(client: DocketClient): McpServer {
   // The SDK's listing and argument check, replaced: a compact catalogue, and argument errors in words
   // that also name unknown parameters (`column` given to update_ticket is not silently dropped).
   server.server.removeRequestHandler('tools/list');
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: CATALOGUE }));
+  const catalogue = readOnly ? READ_CATALOGUE : CATALOGUE;
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalogue }));
   server.server.removeRequestHandler('tools/call');
   server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name } = request.params;
     const tool = BY_NAME.get(name);
     if (!tool) return errorResult(`Unknown tool: ${name}`);
-    const args = request.params.arguments ?? {};
+    if (readOnly && !READ_NAMES.has(name)) {
+      return errorResult(`${name} changes data: this connection has the read-only toolset`);
+    }
+    const given = request.params.arguments ?? {};
+    const renamed = renameDeprecated(tool, given);
+    if (typeof renamed === 'string') return errorResult(`Invalid arguments for ${name}: ${renamed}`);
+    const args = renamed.args;
     const parsed = (ARGS.get(name) as z.ZodType).safeParse(args);
     if (!parsed.success) {
       const unknown = parsed.error.issues.some((i) => i.code === 'unrecognized_keys');
@@ -116,7 +194,13 @@ export function createMcpServer(client: DocketClient): McpServer {
         `Invalid arguments for ${name}: ${parsed.error.issues.map((i) => describeIssue(i, args)).join('; ')}${known}`,
       );
     }
-    return runTool(tool, parsed.data, client);
+    const result = await runTool(tool, parsed.data, client);
+    if (renamed.used.length && !result.isError) {
+      const note = renamed.used.map((old) => `${old} is deprecated: use ${tool.aliases?.[old]}`).join('; ');
+      const first = result.content[0];
+      if (first?.type === 'text') first.text += `\nNote: ${note}`;
+    }
+    return result;
   });
   return server;
 }

@@ -2,11 +2,12 @@
 /**
  * The stdio tool server (the `docket-mcp` bin): MCP over stdin/stdout, acting through Docket's HTTP
  * API at DOCKET_URL (default http://localhost:3000, including any base path) as the user who owns
- * MCP_API_KEY. Nothing but MCP messages may go to stdout; diagnostics go to stderr.
+ * MCP_API_KEY; `--read-only` (or MCP_TOOLSET=read) serves only the tools that change nothing.
+ * Nothing but MCP messages may go to stdout; diagnostics go to stderr.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { DocketClient } from './client.js';
-import { createMcpServer } from './server.js';
+import { createMcpServer, TOOLSETS, type Toolset } from './server.js';
 
 export const DEFAULT_DOCKET_URL = 'http://localhost:3000';
 
@@ -31,5 +32,14 @@ try {
   );
 }
 
-const server = createMcpServer(new DocketClient({ baseUrl, apiKey }));
+// The read-only toolset: `docket-mcp --read-only`, or MCP_TOOLSET=read.
+const toolsetEnv = process.env.MCP_TOOLSET?.trim().toLowerCase();
+if (toolsetEnv && !(TOOLSETS as readonly string[]).includes(toolsetEnv)) {
+  fail(`MCP_TOOLSET must be ${TOOLSETS.join(' or ')}, not "${process.env.MCP_TOOLSET}"`);
+}
+const unknownFlag = process.argv.slice(2).find((a) => a !== '--read-only');
+if (unknownFlag) fail(`unknown argument ${unknownFlag} (the only flag is --read-only)`);
+const toolset: Toolset = process.argv.includes('--read-only') ? 'read' : ((toolsetEnv as Toolset) ?? 'all');
+
+const server = createMcpServer(new DocketClient({ baseUrl, apiKey }), { toolset });
 await server.connect(new StdioServerTransport());

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LIMITS } from './limits.js';
+import { isCalendarDate } from './rules.js';
 
 /** Record ids are opaque strings; keys are accepted where DECISIONS says so. */
 export const idParam = z.string().min(1).max(64);
@@ -12,7 +13,7 @@ export const hexColor = z
 export const isoDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a date in the form YYYY-MM-DD')
-  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)), 'Must be a real calendar date');
+  .refine(isCalendarDate, 'Must be a real calendar date');
 
 export const paging = z.object({
   limit: z.coerce.number().int().min(1).max(LIMITS.listLimitMax).optional(),

@@ -25,3 +25,16 @@ export function doneColumnIds(columnIds: readonly string[], chosen: readonly str
   if (existing.length > 0) return existing;
   return columnIds.length > 0 ? [columnIds[columnIds.length - 1]] : [];
 }
+
+/**
+ * A real calendar day written `YYYY-MM-DD`: 2026-02-30 and 2026-13-01 are not, though
+ * `Date.parse` rolls the first over into March. The one date rule of the API, the tools and the web app.
+ */
+export function isCalendarDate(value: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return day <= days;
+}

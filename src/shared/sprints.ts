@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { idParam, paging, text } from './common.js';
 import { LIMITS } from './limits.js';
+import { isCalendarDate } from './rules.js';
 
 export const SPRINT_STATUSES = ['planning', 'active', 'completed'] as const;
 export type SprintStatus = (typeof SPRINT_STATUSES)[number];
@@ -30,11 +31,9 @@ export function toSprintDate(value: string): string | null {
   } else {
     return null;
   }
-  const ms = Date.parse(`${day}T00:00:00.000Z`);
-  if (Number.isNaN(ms)) return null;
-  const iso = new Date(ms).toISOString();
   // Rejects days that do not exist (2026-02-30 would otherwise roll over into March).
-  if (iso.slice(0, 10) !== day) return null;
+  if (!isCalendarDate(day)) return null;
+  const iso = `${day}T00:00:00.000Z`;
   const year = Number(day.slice(0, 4));
   if (year < 1970 || year > 9999) return null;
   return iso;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isCalendarDate } from './rules.js';
 import { PRIORITIES, TICKET_TYPES } from './tickets.js';
 
 /**
@@ -29,3 +30,15 @@ export const TOOL_LIMITS = {
   projects: { default: 20, max: 200 },
   users: { default: 50, max: 200 },
 } as const;
+
+/** A calendar day `YYYY-MM-DD` that exists (2026-02-30 does not). */
+export const toolDate = z
+  .string()
+  .refine(isCalendarDate, 'must be a real calendar date in the form YYYY-MM-DD')
+  .describe('YYYY-MM-DD');
+/** The same, or null to clear (one JSON Schema type list rather than an anyOf). */
+export const toolDateOrNull = z
+  .string()
+  .refine(isCalendarDate, 'must be a real calendar date in the form YYYY-MM-DD')
+  .nullable()
+  .describe('YYYY-MM-DD');

@@ -10,31 +10,46 @@ export type Transport = 'http' | 'stdio';
 const root = path.resolve(import.meta.dirname, '..', '..');
 
 /** An official SDK client on /api/mcp of a listening Docket (baseUrl includes any base path). */
-export async function connectHttp(baseUrl: string, apiKey?: string): Promise<Client> {
+export async function connectHttp(
+  baseUrl: string,
+  apiKey?: string,
+  opts: { query?: string; headers?: Record<string, string> } = {},
+): Promise<Client> {
   const client = new Client({ name: 'docket-tests', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/api/mcp`), {
-    requestInit: { headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : {} },
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/api/mcp${opts.query ?? ''}`), {
+    requestInit: { headers: { ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}), ...opts.headers } },
   });
   await client.connect(transport);
   return client;
 }
 
 /** An official SDK client on the stdio tool server (src/mcp/stdio.ts run by tsx), like an assistant starts it. */
-export async function connectStdio(docketUrl: string, apiKey: string): Promise<Client> {
+export async function connectStdio(
+  docketUrl: string,
+  apiKey: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Client> {
   const client = new Client({ name: 'docket-tests', version: '1.0.0' });
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', path.join(root, 'src', 'mcp', 'stdio.ts')],
+    args: ['--import', 'tsx', path.join(root, 'src', 'mcp', 'stdio.ts'), ...args],
     cwd: root,
-    env: { MCP_API_KEY: apiKey, DOCKET_URL: docketUrl },
+    env: { MCP_API_KEY: apiKey, DOCKET_URL: docketUrl, ...env },
     stderr: 'pipe',
   });
   await client.connect(transport);
   return client;
 }
 
-export async function connect(kind: Transport, baseUrl: string, apiKey: string) {
-  return kind === 'http' ? connectHttp(baseUrl, apiKey) : connectStdio(baseUrl, apiKey);
+export async function connect(
+  kind: Transport,
+  baseUrl: string,
+  apiKey: string,
+  opts: { readOnly?: boolean } = {},
+) {
+  if (kind === 'http') return connectHttp(baseUrl, apiKey, { query: opts.readOnly ? '?toolset=read' : '' });
+  return connectStdio(baseUrl, apiKey, opts.readOnly ? ['--read-only'] : []);
 }
 
 export interface ToolCall {

@@ -306,6 +306,8 @@ export const UNIQUE_KEYS: Partial<
       name: 'active sprint of its project',
       of: (r) => (r.status === 'active' ? String(r.project_id) : null),
     },
+    // Since migration 020 (issue 20); a backup taken before it with such a clash is refused by name.
+    { name: 'name in its project', of: (r) => `${r.project_id}\u0000${String(r.name).toLowerCase()}` },
   ],
   api_keys: [
     { name: 'user', of: (r) => String(r.user_id) },

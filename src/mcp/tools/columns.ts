@@ -30,7 +30,7 @@ async function withBoard(api: DocketClient, projectKey: string, id: string) {
 
 const listColumns = defineTool({
   name: 'list_columns',
-  description: 'List a project’s board columns with 1-based positions.',
+  description: "List a project's board columns with 1-based positions.",
   input: { projectKey: projectKeyParam },
   output: { columns: z.array(columnOut), total: z.number() },
   annotations: READ,

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod';
 import type { UserSummaryOut } from '../../shared/common.js';
 import type { ColumnOut, LabelOut, MemberOut, ProjectOut } from '../../shared/projects.js';
@@ -32,6 +33,8 @@ export interface ToolDef<I extends z.ZodRawShape = z.ZodRawShape, O extends z.Zo
   input: I;
   output: O;
   annotations: Annotations;
+  /** Deprecated parameter names still accepted, mapped to the current ones (`key` → `ticketKey`). */
+  aliases?: Record<string, string>;
   run(args: z.infer<z.ZodObject<I>>, api: DocketClient): Promise<ToolResult>;
 }
 
@@ -69,11 +72,15 @@ export const ticketPath = (key: string) => {
 
 // --- Name matching (DECISIONS sections 7 and 8) ------------------------------------------------
 
+/** What fuzzy inputs of the running tool call resolved to, for the last line of its text. */
+export const resolutions = new AsyncLocalStorage<string[]>();
+
 /**
- * Finds one record by name, ignoring case. Names are tried in the order given (for users: the
- * username, then the display name): an exact match wins; otherwise a single partial match is
- * accepted; several partial matches are an error that lists them, and no match is an error that
- * lists what exists (up to 20).
+ * Finds one record by id or by name, ignoring case. An id (exact) wins; then names are tried in the
+ * order given (for users: the username, then the display name): an exact match wins; otherwise a
+ * single partial match is accepted; several partial matches are an error that lists them, and no
+ * match is an error that lists what exists (up to 20). A match other than the exact first name is
+ * noted for the reply (`label "front" → frontend`).
  */
 export function matchOne<T>(
   items: T[],
@@ -81,17 +88,24 @@ export function matchOne<T>(
   names: (item: T) => (string | null | undefined)[],
   kind: string,
   label: (item: T) => string = (i) => names(i)[0] ?? '',
+  idOf: (item: T) => string | undefined = (i) => (i as { id?: string }).id,
 ): T {
   const q = query.trim().toLowerCase();
+  const byId = items.find((i) => idOf(i) === q);
+  if (byId) return byId;
   const lower = (i: T) => names(i).map((n) => (n ?? '').toLowerCase());
+  const found = (item: T, exactFirst: boolean) => {
+    if (!exactFirst) resolutions.getStore()?.push(`${kind} "${query}" → ${label(item)}`);
+    return item;
+  };
   const width = Math.max(0, ...items.map((i) => names(i).length));
   for (let n = 0; n < width; n++) {
     const exact = items.filter((i) => lower(i)[n] === q && q !== '');
-    if (exact.length === 1) return exact[0];
+    if (exact.length === 1) return found(exact[0], n === 0);
     if (exact.length > 1) throw ambiguous(kind, query, exact.map(label));
   }
   const partial = q === '' ? [] : items.filter((i) => lower(i).some((n) => n.includes(q)));
-  if (partial.length === 1) return partial[0];
+  if (partial.length === 1) return found(partial[0], false);
   if (partial.length > 1) throw ambiguous(kind, query, partial.map(label));
   const known = items.slice(0, 20).map(label);
   const more = items.length > 20 ? ', …' : '';
@@ -137,11 +151,22 @@ export const findMember = (members: MemberRaw[], name: string) =>
     (m) => [m.user.username, m.user.name],
     'member',
     (m) => userLabel(m.user),
+    (m) => m.userId,
   );
 
-/** Any active user by username or display name (for add_member). */
+/** Any active user by id, username or display name (for add_member). */
 export async function findUser(api: DocketClient, name: string): Promise<UserRaw> {
+  const q = name.trim().toLowerCase();
   const users = await api.get<UserRaw[]>('/api/users', { query: { search: name.trim(), limit: 200 } });
+  if (!users.some((u) => u.id === q) && /^[0-9a-f-]{16,64}$/.test(q)) {
+    // Looks like an id: the API's search matches names only, so the list is read for it.
+    for (let offset = 0; ; offset += 200) {
+      const page = await api.get<UserRaw[]>('/api/users', { query: { limit: 200, offset } });
+      const hit = page.find((u) => u.id === q);
+      if (hit) return hit;
+      if (page.length < 200) break;
+    }
+  }
   return matchOne(users, name, (u) => [u.username, u.name], 'user', userLabel);
 }
 
@@ -176,11 +201,17 @@ export const presentProject = (p: ProjectRaw) => ({
 export const columnOut = z.object({ position: z.number(), name: z.string(), id: z.string() });
 export const presentColumn = (c: ColumnRaw) => ({ position: c.order + 1, name: c.name, id: c.id });
 
-export const memberOut = z.object({ username: z.string(), name: z.string().nullable(), role: z.string() });
+export const memberOut = z.object({
+  username: z.string(),
+  name: z.string().nullable(),
+  role: z.string(),
+  id: z.string(),
+});
 export const presentMember = (m: MemberRaw) => ({
   username: m.user.username,
   name: m.user.name,
   role: m.role,
+  id: m.userId,
 });
 
 export const labelOut = z.object({ name: z.string(), color: z.string(), id: z.string() });
@@ -207,7 +238,7 @@ export const presentSprint = (s: SprintRaw) => ({
 export const sprintLine = (s: ReturnType<typeof presentSprint>) =>
   `${s.name} [${s.status}]${s.startDate || s.endDate ? ` ${s.startDate ?? '?'} to ${s.endDate ?? '?'}` : ''}${s.goal ? `: ${s.goal}` : ''}`;
 
-/** A ticket in a list. */
+/** A ticket in a list. `assignee` is the username (it can be passed back); `assigneeName` the display name. */
 export const ticketItemOut = z.object({
   key: z.string(),
   title: z.string(),
@@ -215,10 +246,55 @@ export const ticketItemOut = z.object({
   priority: z.string(),
   column: z.string().nullable(),
   assignee: z.string().nullable(),
+  assigneeName: z.string().nullable(),
   sprint: z.string().nullable(),
   storyPoints: z.number().nullable(),
+  updatedAt: z.string(),
 });
 export type TicketItem = z.infer<typeof ticketItemOut>;
+
+/** A person of a ticket as username and display name, from the project's members (ids map to usernames). */
+export function personOf(
+  person: { id: string | null; name: string } | null | undefined,
+  members: MemberRaw[],
+): { username: string | null; name: string | null } {
+  if (!person) return { username: null, name: null };
+  const m = person.id ? members.find((x) => x.userId === person.id) : undefined;
+  // A former member is shown by the display name the API gives (no username to look up).
+  return m
+    ? { username: m.user.username, name: m.user.name ?? m.user.username }
+    : { username: null, name: person.name };
+}
+
+/** `olivia (Olivia Owner)`, or the display name alone when the username is not known. */
+export const personText = (p: { username: string | null; name: string | null }) =>
+  p.username
+    ? p.name && p.name !== p.username
+      ? `${p.username} (${p.name})`
+      : p.username
+    : (p.name ?? 'none');
+
+/** A ticket of the API's list in the tool vocabulary. */
+export function presentItem(
+  t: TicketRaw,
+  columns: { id: string; name: string }[],
+  members: MemberRaw[],
+  sprints: { id: string; name: string }[],
+): TicketItem {
+  const who = t.assigneeId ? personOf(t.assignee ?? { id: t.assigneeId, name: '' }, members) : null;
+  return {
+    key: t.key,
+    title: t.title,
+    type: lower(t.type) ?? 'task',
+    priority: lower(t.priority) ?? 'medium',
+    column: t.column?.name ?? columns.find((c) => c.id === t.columnId)?.name ?? null,
+    assignee: who ? (who.username ?? who.name) : null,
+    assigneeName: who?.name ?? null,
+    sprint: t.sprint?.name ?? sprints.find((s) => s.id === t.sprintId)?.name ?? null,
+    storyPoints: t.storyPoints ?? null,
+    updatedAt: t.updatedAt,
+  };
+}
 
 /** A full ticket. */
 export const ticketOut = {
@@ -232,34 +308,38 @@ export const ticketOut = {
   environment: z.string().nullable(),
   affectedVersion: z.string().nullable(),
   fixVersion: z.string().nullable(),
+  reporter: z.string().nullable(),
+  reporterName: z.string().nullable(),
   id: z.string(),
   createdAt: z.string(),
-  updatedAt: z.string(),
 };
 
 export const ticketLine = (t: TicketItem) =>
-  `${t.key} ${t.title} [${t.type}, ${t.priority}] ${t.column ?? ''}${t.assignee ? ` · ${t.assignee}` : ''}${
-    t.sprint ? ` · ${t.sprint}` : ''
-  }${t.storyPoints != null ? ` · ${t.storyPoints} pts` : ''}`;
+  `${t.key} ${t.title} [${t.type}, ${t.priority}] ${t.column ?? ''}${
+    t.assignee ? ` · ${personText({ username: t.assignee, name: t.assigneeName })}` : ''
+  }${t.sprint ? ` · ${t.sprint}` : ''}${t.storyPoints != null ? ` · ${t.storyPoints} pts` : ''}`;
 
 /** A full ticket in the tool vocabulary: names instead of ids, lower-case type and priority. */
 export async function presentTicket(api: DocketClient, projectKey: string, t: TicketRaw) {
-  let parent: string | null = null;
-  if (!parent && t.parentId) {
-    const p = await api.get<TicketRaw>(`${projectPath(projectKey)}/tickets/${seg(t.parentId)}`);
-    parent = p.key;
-  }
+  const [members, parent] = await Promise.all([
+    getMembers(api, projectKey),
+    t.parentId ? api.get<TicketRaw>(`${projectPath(projectKey)}/tickets/${seg(t.parentId)}`) : null,
+  ]);
+  const who = personOf(t.assignee, members);
+  const reporter = personOf(t.reporter, members);
   return {
     key: t.key,
     title: t.title,
     type: lower(t.type) ?? 'task',
     priority: lower(t.priority) ?? 'medium',
     column: t.column?.name ?? null,
-    assignee: t.assignee?.name ?? null,
+    assignee: who.username ?? who.name,
+    assigneeName: who.name,
     sprint: t.sprint?.name ?? null,
     storyPoints: t.storyPoints ?? null,
+    updatedAt: t.updatedAt,
     labels: (t.labels ?? []).map((l) => l.name),
-    parent,
+    parent: parent?.key ?? null,
     description: t.description ?? null,
     estimate: t.estimate ?? null,
     startDate: t.startDate ?? null,
@@ -267,27 +347,37 @@ export async function presentTicket(api: DocketClient, projectKey: string, t: Ti
     environment: t.environment ?? null,
     affectedVersion: t.affectedVersion ?? null,
     fixVersion: t.fixVersion ?? null,
+    reporter: reporter.username ?? reporter.name,
+    reporterName: reporter.name,
     id: t.id,
     createdAt: t.createdAt,
-    updatedAt: t.updatedAt,
   };
 }
 export type TicketOut = Awaited<ReturnType<typeof presentTicket>>;
 
+/** A ticket as text: every field that has a value, then the whole description (Markdown). */
 export function ticketText(t: TicketOut, extra: string[] = []) {
   const facts = [
     `type ${t.type}`,
     `priority ${t.priority}`,
     t.column && `column ${t.column}`,
-    `assignee ${t.assignee ?? 'none'}`,
+    `assignee ${t.assignee ? personText({ username: t.assignee, name: t.assigneeName }) : 'none'}`,
+    `reporter ${t.reporter ? personText({ username: t.reporter, name: t.reporterName }) : 'none'}`,
     `sprint ${t.sprint ?? 'backlog'}`,
     t.storyPoints != null && `${t.storyPoints} points`,
+    t.estimate && `estimate ${t.estimate}`,
     t.labels.length > 0 && `labels ${t.labels.join(', ')}`,
     t.parent && `parent ${t.parent}`,
+    t.startDate && `start ${t.startDate}`,
     t.dueDate && `due ${t.dueDate}`,
+    t.environment && `environment ${t.environment}`,
+    t.affectedVersion && `affected version ${t.affectedVersion}`,
+    t.fixVersion && `fix version ${t.fixVersion}`,
+    `created ${t.createdAt}`,
+    `updated ${t.updatedAt}`,
   ].filter(Boolean);
   const desc = t.description
-    ? `\n\n${t.description.length > 2000 ? `${t.description.slice(0, 2000)}…` : t.description}`
+    ? `\n\nDescription (Markdown, ${t.description.length} characters):\n${t.description}`
     : '';
   return [`${t.key}: ${t.title}`, facts.join(' · '), ...extra].join('\n') + desc;
 }
@@ -307,6 +397,7 @@ export const listOut = (item: z.ZodType, name: string) => ({
 
 // --- Shared parameters -------------------------------------------------------------------------
 
-export const projectKeyParam = z.string().min(1).describe('Project key');
-export const ticketKeyParam = z.string().min(1).describe('Ticket key, e.g. PROJ-12');
+/** Key parameters: the names say what they are (the server's instructions give the key forms). */
+export const projectKeyParam = z.string();
+export const ticketKeyParam = z.string();
 export const confirmParam = z.boolean().describe('Must be true');

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { type DocketClient, seg } from '../client.js';
 import {
   CREATE,
-  countText,
   DELETE,
   defineTool,
   findLabel,
@@ -18,24 +17,28 @@ import {
   ticketKeyParam,
   UPDATE,
 } from './common.js';
+import { cursorParam, pageOfList, pageShape, pageText } from './paging.js';
 
 const color = z.string().describe('#RRGGBB');
 const labelPath = (projectKey: string, l: LabelRaw) => `${projectPath(projectKey)}/labels/${seg(l.id)}`;
 
 const listLabels = defineTool({
   name: 'list_labels',
-  description: 'List a project’s labels.',
-  input: { projectKey: projectKeyParam },
-  output: { labels: z.array(labelOut), total: z.number() },
+  description: "List a project's labels.",
+  input: {
+    projectKey: projectKeyParam,
+    limit: z.number().int().min(1).max(200).default(100),
+    cursor: cursorParam,
+  },
+  output: { labels: z.array(labelOut), ...pageShape },
   annotations: READ,
-  async run({ projectKey }, api) {
-    const labels = (await getLabels(api, projectKey)).map(presentLabel);
+  async run(a, api) {
+    const all = (await getLabels(api, a.projectKey)).map(presentLabel);
+    const { offset, items, page } = pageOfList('list_labels', a, all, a.limit);
+    const lines = items.map((l) => `${l.name} ${l.color}`);
     return {
-      text: [
-        countText(labels.length, labels.length, 'labels'),
-        ...labels.map((l) => `${l.name} ${l.color}`),
-      ].join('\n'),
-      data: { labels, total: labels.length },
+      text: pageText('list_labels', 'labels', lines, offset, page, 'by name'),
+      data: { labels: items, ...page },
     };
   },
 });
@@ -61,7 +64,7 @@ const updateLabel = defineTool({
   description: 'Rename or recolor a label.',
   input: {
     projectKey: projectKeyParam,
-    labelName: z.string(),
+    labelName: z.string().describe('Name or id'),
     name: z.string().optional(),
     color: color.optional(),
   },
@@ -84,7 +87,7 @@ const updateLabel = defineTool({
 const deleteLabel = defineTool({
   name: 'delete_label',
   description: 'Delete a label; tickets lose it.',
-  input: { projectKey: projectKeyParam, labelName: z.string() },
+  input: { projectKey: projectKeyParam, labelName: z.string().describe('Name or id') },
   output: { name: z.string(), deleted: z.boolean() },
   annotations: DELETE,
   async run({ projectKey, labelName }, api) {
@@ -121,7 +124,7 @@ const ticketLabelsOut = { key: z.string(), labels: z.array(z.string()), changed:
 const addLabelToTicket = defineTool({
   name: 'add_label_to_ticket',
   description: 'Add a label to a ticket.',
-  input: { ticketKey: ticketKeyParam, labelName: z.string() },
+  input: { ticketKey: ticketKeyParam, labelName: z.string().describe('Name or id') },
   output: ticketLabelsOut,
   annotations: UPDATE,
   run: (a, api) => editTicketLabels(api, a.ticketKey, a.labelName, true),
@@ -130,7 +133,7 @@ const addLabelToTicket = defineTool({
 const removeLabelFromTicket = defineTool({
   name: 'remove_label_from_ticket',
   description: 'Remove a label from a ticket.',
-  input: { ticketKey: ticketKeyParam, labelName: z.string() },
+  input: { ticketKey: ticketKeyParam, labelName: z.string().describe('Name or id') },
   output: ticketLabelsOut,
   annotations: UPDATE,
   run: (a, api) => editTicketLabels(api, a.ticketKey, a.labelName, false),

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { TOOL_LIMITS, toolLimit } from '../../shared/tools.js';
 import {
   CREATE,
-  countText,
   DELETE,
   defineTool,
   findMember,
@@ -18,21 +17,34 @@ import {
   type UserRaw,
   userLabel,
 } from './common.js';
+import { cursorParam, pageInfo, pageOfList, pageShape, pageStart, pageText } from './paging.js';
 
 const role = z.string().describe('owner, admin or member');
 const memberLine = (m: MemberRaw) => `${userLabel(m.user)}: ${m.role}`;
 
 const listMembers = defineTool({
   name: 'list_members',
-  description: 'List a project’s members and roles.',
-  input: { projectKey: projectKeyParam },
-  output: { members: z.array(memberOut), total: z.number() },
+  description: "List a project's members and roles.",
+  input: {
+    projectKey: projectKeyParam,
+    limit: z.number().int().min(1).max(200).default(50),
+    cursor: cursorParam,
+  },
+  output: { members: z.array(memberOut), ...pageShape },
   annotations: READ,
-  async run({ projectKey }, api) {
-    const members = await getMembers(api, projectKey);
+  async run(a, api) {
+    const all = await getMembers(api, a.projectKey);
+    const { offset, items, page } = pageOfList('list_members', a, all, a.limit);
     return {
-      text: [countText(members.length, members.length, 'members'), ...members.map(memberLine)].join('\n'),
-      data: { members: members.map(presentMember), total: members.length },
+      text: pageText(
+        'list_members',
+        'members',
+        items.map(memberLine),
+        offset,
+        page,
+        'owner, admins, members',
+      ),
+      data: { members: items.map(presentMember), ...page },
     };
   },
 });
@@ -40,7 +52,11 @@ const listMembers = defineTool({
 const addMember = defineTool({
   name: 'add_member',
   description: 'Add a user to a project by username or name.',
-  input: { projectKey: projectKeyParam, userName: z.string(), role: role.default('member') },
+  input: {
+    projectKey: projectKeyParam,
+    userName: z.string().describe('Username, name or id'),
+    role: role.default('member'),
+  },
   output: memberOut.shape,
   annotations: CREATE,
   async run(a, api) {
@@ -61,7 +77,7 @@ const addMember = defineTool({
 const removeMember = defineTool({
   name: 'remove_member',
   description: 'Remove a member from a project.',
-  input: { projectKey: projectKeyParam, userName: z.string() },
+  input: { projectKey: projectKeyParam, userName: z.string().describe('Username, name or id') },
   output: { username: z.string(), removed: z.boolean() },
   annotations: DELETE,
   async run(a, api) {
@@ -78,8 +94,8 @@ const removeMember = defineTool({
 
 const changeMemberRole = defineTool({
   name: 'change_member_role',
-  description: 'Change a member’s role. Making someone owner turns the old owner into admin.',
-  input: { projectKey: projectKeyParam, userName: z.string(), role },
+  description: "Change a member's role. Making someone owner turns the old owner into admin.",
+  input: { projectKey: projectKeyParam, userName: z.string().describe('Username, name or id'), role },
   output: memberOut.shape,
   annotations: UPDATE,
   async run(a, api) {
@@ -96,21 +112,22 @@ const changeMemberRole = defineTool({
   },
 });
 
-const userOut = z.object({ username: z.string(), name: z.string().nullable() });
+const userOut = z.object({ username: z.string(), name: z.string().nullable(), id: z.string() });
 
 const listUsers = defineTool({
   name: 'list_users',
   description: 'List active users (to add as members).',
-  input: { limit: toolLimit(TOOL_LIMITS.users.default, TOOL_LIMITS.users.max) },
-  output: { users: z.array(userOut), total: z.number(), truncated: z.boolean() },
+  input: { limit: toolLimit(TOOL_LIMITS.users.default, TOOL_LIMITS.users.max), cursor: cursorParam },
+  output: { users: z.array(userOut), ...pageShape },
   annotations: READ,
-  async run({ limit }, api) {
-    const page = await api.request<UserRaw[]>('GET', '/api/users', { query: { limit } });
-    const users = page.data.map((u) => ({ username: u.username, name: u.name }));
-    const total = page.total ?? users.length;
+  async run(a, api) {
+    const offset = pageStart('list_users', a);
+    const res = await api.request<UserRaw[]>('GET', '/api/users', { query: { limit: a.limit, offset } });
+    const users = res.data.map((u) => ({ username: u.username, name: u.name, id: u.id }));
+    const page = pageInfo('list_users', a, offset, users.length, res.total ?? users.length);
     return {
-      text: [countText(users.length, total, 'users'), ...page.data.map(userLabel)].join('\n'),
-      data: { users, total, truncated: users.length < total },
+      text: pageText('list_users', 'users', res.data.map(userLabel), offset, page, 'by username'),
+      data: { users, ...page },
     };
   },
 });

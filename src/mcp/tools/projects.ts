@@ -4,7 +4,6 @@ import {
   CREATE,
   columnOut,
   confirmParam,
-  countText,
   DELETE,
   defineTool,
   getColumns,
@@ -15,6 +14,7 @@ import {
   presentColumn,
   presentMember,
   presentProject,
+  projectKeyParam,
   projectOut,
   projectPath,
   READ,
@@ -22,6 +22,7 @@ import {
   UPDATE,
   userLabel,
 } from './common.js';
+import { cursorParam, pageInfo, pageShape, pageStart, pageText } from './paging.js';
 
 const projectLine = (p: ReturnType<typeof presentProject>) =>
   `${p.key} ${p.name}${p.description ? `: ${p.description.split('\n')[0].slice(0, 120)}` : ''}`;
@@ -29,20 +30,19 @@ const projectLine = (p: ReturnType<typeof presentProject>) =>
 const listProjects = defineTool({
   name: 'list_projects',
   description: 'List projects I can access, by name.',
-  input: { limit: toolLimit(TOOL_LIMITS.projects.default, TOOL_LIMITS.projects.max) },
-  output: {
-    projects: z.array(z.object(projectOut)),
-    total: z.number(),
-    truncated: z.boolean(),
-  },
+  input: { limit: toolLimit(TOOL_LIMITS.projects.default, TOOL_LIMITS.projects.max), cursor: cursorParam },
+  output: { projects: z.array(z.object(projectOut)), ...pageShape },
   annotations: READ,
-  async run({ limit }, api) {
-    const page = await api.request<ProjectRaw[]>('GET', '/api/projects', { query: { limit } });
-    const projects = page.data.map(presentProject);
-    const total = page.total ?? projects.length;
+  async run(a, api) {
+    const offset = pageStart('list_projects', a);
+    const res = await api.request<ProjectRaw[]>('GET', '/api/projects', {
+      query: { limit: a.limit, offset },
+    });
+    const projects = res.data.map(presentProject);
+    const page = pageInfo('list_projects', a, offset, projects.length, res.total ?? projects.length);
     return {
-      text: [countText(projects.length, total, 'projects'), ...projects.map(projectLine)].join('\n'),
-      data: { projects, total, truncated: projects.length < total },
+      text: pageText('list_projects', 'projects', projects.map(projectLine), offset, page, 'by name'),
+      data: { projects, ...page },
     };
   },
 });
@@ -50,10 +50,11 @@ const listProjects = defineTool({
 const getProjectTool = defineTool({
   name: 'get_project',
   description: 'Read a project with its columns and members.',
-  input: { key: z.string().describe('Project key') },
+  input: { projectKey: projectKeyParam },
+  aliases: { key: 'projectKey' },
   output: { ...projectOut, columns: z.array(columnOut), members: z.array(memberOut) },
   annotations: READ,
-  async run({ key }, api) {
+  async run({ projectKey: key }, api) {
     const [project, columns, members] = await Promise.all([
       getProject(api, key),
       getColumns(api, key),
@@ -78,30 +79,32 @@ const createProject = defineTool({
   description: 'Create a project; I become its owner.',
   input: {
     name: z.string(),
-    key: z.string().describe('2-10 uppercase letters or digits'),
+    projectKey: z.string().describe('2-10 letters or digits'),
     description: z.string().optional(),
     color: z.string().optional().describe('#RRGGBB'),
   },
+  aliases: { key: 'projectKey' },
   output: projectOut,
   annotations: CREATE,
-  async run(a, api) {
-    const p = presentProject(await api.post<ProjectRaw>('/api/projects', a));
+  async run({ projectKey, ...rest }, api) {
+    const p = presentProject(await api.post<ProjectRaw>('/api/projects', { ...rest, key: projectKey }));
     return { text: `Created project ${p.key}: ${p.name}`, data: p };
   },
 });
 
 const updateProject = defineTool({
   name: 'update_project',
-  description: 'Change a project’s name, description (null clears) or color.',
+  description: "Change a project's name, description (null clears) or color.",
   input: {
-    key: z.string().describe('Project key'),
+    projectKey: projectKeyParam,
     name: z.string().optional(),
     description: z.string().nullable().optional(),
     color: z.string().optional().describe('#RRGGBB'),
   },
+  aliases: { key: 'projectKey' },
   output: projectOut,
   annotations: UPDATE,
-  async run({ key, ...changes }, api) {
+  async run({ projectKey: key, ...changes }, api) {
     const body = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
     if (Object.keys(body).length === 0)
       throw new ToolError('Nothing to update: give name, description or color.');
@@ -115,10 +118,11 @@ const updateProject = defineTool({
 const deleteProject = defineTool({
   name: 'delete_project',
   description: 'Delete a project with all its tickets and sprints. Owner only.',
-  input: { key: z.string().describe('Project key'), confirm: confirmParam },
+  input: { projectKey: projectKeyParam, confirm: confirmParam },
+  aliases: { key: 'projectKey' },
   output: { key: z.string(), name: z.string(), deleted: z.boolean() },
   annotations: DELETE,
-  async run({ key, confirm }, api) {
+  async run({ projectKey: key, confirm }, api) {
     const p = await getProject(api, key);
     if (confirm !== true) {
       throw new ToolError(

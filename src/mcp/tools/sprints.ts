@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import { SPRINT_STATUSES } from '../../shared/sprints.js';
+import { toolDate, toolDateOrNull } from '../../shared/tools.js';
 import { type DocketClient, seg } from '../client.js';
 import {
   CREATE,
   confirmParam,
-  countText,
   DELETE,
   defineTool,
   findSprint,
   getColumns,
   getMembers,
   getSprints,
-  lower,
+  presentItem,
   presentSprint,
   projectKeyParam,
   projectPath,
@@ -25,8 +25,9 @@ import {
   ticketLine,
   UPDATE,
 } from './common.js';
+import { cursorParam, pageInfo, pageOfList, pageShape, pageStart, pageText } from './paging.js';
 
-const date = z.string().describe('YYYY-MM-DD');
+const date = toolDate;
 const sprintPath = (projectKey: string, s: SprintRaw) => `${projectPath(projectKey)}/sprints/${seg(s.id)}`;
 const sub = (projectKey: string) => ({ subject: { project: projectKey } });
 
@@ -36,68 +37,67 @@ async function findByName(api: DocketClient, projectKey: string, name: string) {
 
 const listSprints = defineTool({
   name: 'list_sprints',
-  description: 'List a project’s sprints in creation order.',
-  input: { projectKey: projectKeyParam, status: z.enum(SPRINT_STATUSES).optional() },
-  output: { sprints: z.array(z.object(sprintOut)), total: z.number() },
+  description: "List a project's sprints in creation order.",
+  input: {
+    projectKey: projectKeyParam,
+    status: z.enum(SPRINT_STATUSES).optional(),
+    limit: z.number().int().min(1).max(200).default(50),
+    cursor: cursorParam,
+  },
+  output: { sprints: z.array(z.object(sprintOut)), ...pageShape },
   annotations: READ,
-  async run({ projectKey, status }, api) {
-    const sprints = (await getSprints(api, projectKey, status)).map(presentSprint);
+  async run(a, api) {
+    const all = (await getSprints(api, a.projectKey, a.status)).map(presentSprint);
+    const { offset, items, page } = pageOfList('list_sprints', a, all, a.limit);
     return {
-      text: [countText(sprints.length, sprints.length, 'sprints'), ...sprints.map(sprintLine)].join('\n'),
-      data: { sprints, total: sprints.length },
+      text: pageText('list_sprints', 'sprints', items.map(sprintLine), offset, page, 'oldest first'),
+      data: { sprints: items, ...page },
     };
   },
 });
 
 const getSprint = defineTool({
   name: 'get_sprint',
-  description: 'Read a sprint with its tickets.',
-  input: { projectKey: projectKeyParam, sprintName: z.string() },
+  description: 'Read a sprint with its tickets (paged, board order).',
+  input: {
+    projectKey: projectKeyParam,
+    sprintName: z.string().describe('Name or id'),
+    limit: z.number().int().min(1).max(200).default(50),
+    cursor: cursorParam,
+  },
   output: {
     ...sprintOut,
     tickets: z.array(ticketItemOut),
+    ...pageShape,
     ticketCount: z.number(),
     storyPoints: z.number(),
   },
   annotations: READ,
-  async run({ projectKey, sprintName }, api) {
-    const s = await findByName(api, projectKey, sprintName);
+  async run(a, api) {
+    const offset = pageStart('get_sprint', a);
+    const { projectKey } = a;
+    const s = await findByName(api, projectKey, a.sprintName);
     const [sprint, page, columns, members] = await Promise.all([
-      api.get<SprintRaw>(sprintPath(projectKey, s), sub(projectKey)),
+      api.get<SprintRaw & { tickets: { storyPoints: number | null }[] }>(
+        sprintPath(projectKey, s),
+        sub(projectKey),
+      ),
       api.request<TicketRaw[]>('GET', `${projectPath(projectKey)}/tickets`, {
-        query: { sprintId: s.id, limit: 1000 },
+        query: { sprintId: s.id, limit: a.limit, offset },
         ...sub(projectKey),
       }),
       getColumns(api, projectKey),
       getMembers(api, projectKey),
     ]);
-    const tickets = page.data.map((t) => {
-      const m = members.find((x) => x.userId === t.assigneeId);
-      return {
-        key: t.key,
-        title: t.title,
-        type: lower(t.type) ?? 'task',
-        priority: lower(t.priority) ?? 'medium',
-        column: columns.find((c) => c.id === t.columnId)?.name ?? null,
-        assignee: m ? (m.user.name ?? m.user.username) : null,
-        sprint: sprint.name,
-        storyPoints: t.storyPoints ?? null,
-      };
-    });
-    const points = tickets.reduce((n, t) => n + (t.storyPoints ?? 0), 0);
-    const data = {
-      ...presentSprint(sprint),
-      tickets,
-      ticketCount: page.total ?? tickets.length,
-      storyPoints: points,
-    };
+    const tickets = page.data.map((t) => presentItem(t, columns, members, [sprint]));
+    const points = sprint.tickets.reduce((n, t) => n + (t.storyPoints ?? 0), 0);
+    const total = page.total ?? tickets.length;
+    const info = pageInfo('get_sprint', a, offset, tickets.length, total);
+    const data = { ...presentSprint(sprint), tickets, ...info, ticketCount: total, storyPoints: points };
     const budget = data.budget != null ? ` of budget ${data.budget}` : '';
+    const list = pageText('get_sprint', 'tickets', tickets.map(ticketLine), offset, info, 'in board order');
     return {
-      text: [
-        sprintLine(data),
-        `${data.ticketCount} tickets, ${points} points${budget}`,
-        ...tickets.map(ticketLine),
-      ].join('\n'),
+      text: [sprintLine(data), `${total} tickets, ${points} points${budget}`, list].join('\n'),
       data,
     };
   },
@@ -126,14 +126,14 @@ const createSprint = defineTool({
 
 const updateSprint = defineTool({
   name: 'update_sprint',
-  description: 'Change a sprint’s name, goal, dates or budget; null clears.',
+  description: "Change a sprint's name, goal, dates or budget; null clears.",
   input: {
     projectKey: projectKeyParam,
-    sprintName: z.string(),
+    sprintName: z.string().describe('Name or id'),
     name: z.string().optional(),
     goal: z.string().nullable().optional(),
-    startDate: date.nullable().optional(),
-    endDate: date.nullable().optional(),
+    startDate: toolDateOrNull.optional(),
+    endDate: toolDateOrNull.optional(),
     budget: z.number().nullable().optional(),
   },
   output: sprintOut,
@@ -150,10 +150,10 @@ const updateSprint = defineTool({
 
 const startSprint = defineTool({
   name: 'start_sprint',
-  description: 'Start a planning sprint. startDate defaults to today, endDate to the sprint duration.',
+  description: 'Start a planning sprint; dates default to today and the sprint length.',
   input: {
     projectKey: projectKeyParam,
-    sprintName: z.string(),
+    sprintName: z.string().describe('Name or id'),
     startDate: date.optional(),
     endDate: date.optional(),
   },
@@ -179,7 +179,7 @@ const completeSprint = defineTool({
   description: 'Complete the active sprint; incomplete tickets go to the backlog or the next sprint.',
   input: {
     projectKey: projectKeyParam,
-    sprintName: z.string(),
+    sprintName: z.string().describe('Name or id'),
     moveIncompleteTo: z.enum(['backlog', 'next']).default('backlog'),
   },
   output: {
@@ -242,7 +242,11 @@ const completeSprint = defineTool({
 const deleteSprint = defineTool({
   name: 'delete_sprint',
   description: 'Delete a planning sprint; its tickets go to the backlog.',
-  input: { projectKey: projectKeyParam, sprintName: z.string(), confirm: confirmParam },
+  input: {
+    projectKey: projectKeyParam,
+    sprintName: z.string().describe('Name or id'),
+    confirm: confirmParam,
+  },
   output: { name: z.string(), deleted: z.boolean() },
   annotations: DELETE,
   async run({ projectKey, sprintName, confirm }, api) {

@@ -1,16 +1,8 @@
 import { z } from 'zod';
-import {
-  httpPriority,
-  httpType,
-  TOOL_LIMITS,
-  toolLimit,
-  toolPriority,
-  toolType,
-} from '../../shared/tools.js';
+import { httpPriority, httpType, toolDateOrNull, toolPriority, toolType } from '../../shared/tools.js';
 import type { DocketClient } from '../client.js';
 import {
   CREATE,
-  countText,
   DELETE,
   defineTool,
   findColumn,
@@ -23,35 +15,36 @@ import {
   getProject,
   getSprints,
   getTicket,
-  listOut,
-  lower,
-  type MemberRaw,
-  type ProjectRaw,
   presentTicket,
   projectKeyParam,
   projectPath,
   READ,
   type SprintRaw,
-  type TicketItem,
   type TicketRaw,
   ToolError,
   ticketItemOut,
   ticketKeyParam,
-  ticketLine,
   ticketOut,
   ticketText,
   UPDATE,
 } from './common.js';
+import { listTicketsTool } from './ticket-list.js';
+import { linkItemOut, linkText, presentLink } from './ticket-parts.js';
 
 const nullableText = z.string().nullable().optional();
-const date = z.string().describe('YYYY-MM-DD');
+
+/**
+ * What a ticket write's schema names: the ticket as list_tickets shows it, and its id. The result
+ * carries every field of get_ticket; the schema stays short (docs/mcp.md "Size of the catalogue").
+ */
+const ticketWriteOut = { ...ticketItemOut.shape, id: z.string() };
 
 /** Optional ticket fields shared by create_ticket and update_ticket. */
 const fieldShape = {
   description: nullableText,
   estimate: nullableText.describe('e.g. 2h, 1d'),
-  startDate: date.nullable().optional(),
-  dueDate: date.nullable().optional(),
+  startDate: toolDateOrNull.optional(),
+  dueDate: toolDateOrNull.optional(),
   environment: nullableText,
   affectedVersion: nullableText,
   fixVersion: nullableText,
@@ -143,136 +136,41 @@ async function readBack(api: DocketClient, projectKey: string, key: string) {
   return presentTicket(api, projectKey, ticket);
 }
 
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 const getTicketTool = defineTool({
   name: 'get_ticket',
-  description: 'Read a ticket with all its fields and links.',
-  input: { key: ticketKeyParam },
+  description: 'Read a ticket: every field, the whole description, links.',
+  input: { ticketKey: ticketKeyParam },
+  aliases: { key: 'ticketKey' },
   output: {
     ...ticketOut,
-    reporter: z.string().nullable(),
-    links: z.array(z.object({ linkType: z.string(), key: z.string(), title: z.string() })),
+    links: z.array(linkItemOut),
     commentCount: z.number(),
     attachmentCount: z.number(),
   },
   annotations: READ,
-  async run({ key }, api) {
-    const { projectKey, ticket } = await getTicket(api, key);
+  async run({ ticketKey }, api) {
+    const { projectKey, ticket } = await getTicket(api, ticketKey);
     const t = await presentTicket(api, projectKey, ticket);
-    const links = (ticket.links ?? []).map((l) => ({
-      linkType: l.linkType,
-      key: l.ticket.key,
-      title: l.ticket.title,
-    }));
+    const links = (ticket.links ?? []).map(presentLink);
     const data = {
       ...t,
-      reporter: ticket.reporter?.name ?? null,
       links,
       commentCount: ticket.commentCount ?? 0,
       attachmentCount: ticket.attachmentCount ?? 0,
     };
     const extra = [
-      `reported by ${data.reporter ?? 'unknown'} · ${data.commentCount} comments · ${data.attachmentCount} attachments`,
+      `${plural(data.commentCount, 'comment')} (list_comments) · ${plural(data.attachmentCount, 'attachment')} (list_attachments)`,
     ];
-    if (links.length) {
-      extra.push(
-        `links: ${links.map((l) => `${l.linkType.replaceAll('_', ' ')} ${l.key} ${l.title}`).join('; ')}`,
-      );
-    }
+    if (links.length) extra.push(`links: ${links.map(linkText).join('; ')}`);
     return { text: ticketText(t, extra), data };
   },
 });
 
-const listTicketsTool = defineTool({
-  name: 'list_tickets',
-  description: 'List tickets, filtered by project and names. Without projectKey: all my projects.',
-  input: {
-    projectKey: projectKeyParam.optional(),
-    column: z.string().optional(),
-    priority: toolPriority.optional(),
-    type: toolType.optional(),
-    assignee: z.string().optional().describe('Name, or "none"'),
-    sprint: z.string().optional().describe('Name, or "backlog"'),
-    search: z.string().optional().describe('Text in key, title or description'),
-    limit: toolLimit(TOOL_LIMITS.tickets.default, TOOL_LIMITS.tickets.max),
-  },
-  output: listOut(ticketItemOut, 'tickets'),
-  annotations: READ,
-  async run(a, api) {
-    const keys = a.projectKey
-      ? [a.projectKey]
-      : (await api.get<ProjectRaw[]>('/api/projects', { query: { limit: 1000 } })).map((p) => p.key);
-    const tickets: TicketItem[] = [];
-    let total = 0;
-    let matchedSomewhere = !(a.column || a.assignee || a.sprint);
-    let lastMiss: unknown = null;
-    for (const projectKey of keys) {
-      // Only what this call needs: list items already carry the assignee's name.
-      const [columns, members, named] = await Promise.all([
-        getColumns(api, projectKey),
-        a.assignee ? getMembers(api, projectKey) : ([] as MemberRaw[]),
-        a.sprint ? getSprints(api, projectKey) : null,
-      ]);
-      const query: Record<string, string | number | undefined> = {
-        type: a.type && httpType(a.type),
-        priority: a.priority && httpPriority(a.priority),
-        q: a.search?.trim() || undefined,
-      };
-      try {
-        if (a.column) query.columnId = findColumn(columns, a.column).id;
-        if (a.assignee)
-          query.assigneeId =
-            a.assignee.toLowerCase() === 'none' ? 'none' : findMember(members, a.assignee).userId;
-        if (a.sprint && named)
-          query.sprintId = a.sprint.toLowerCase() === 'backlog' ? 'none' : findSprint(named, a.sprint).id;
-      } catch (e) {
-        // Across projects, a name that one project lacks only means it has no such tickets.
-        if (a.projectKey || !(e instanceof ToolError) || / match "/.test(e.message)) throw e;
-        lastMiss = e;
-        continue;
-      }
-      matchedSomewhere = true;
-      const remaining = a.limit - tickets.length;
-      const page = await api.request<TicketRaw[]>('GET', `${projectPath(projectKey)}/tickets`, {
-        query: { ...query, limit: Math.max(remaining, 1) },
-        subject: { project: projectKey },
-      });
-      total += page.total ?? page.data.length;
-      const shown = page.data.slice(0, Math.max(remaining, 0));
-      const sprints =
-        named ?? (shown.some((t) => t.sprintId && !t.sprint) ? await getSprints(api, projectKey) : []);
-      for (const t of shown) tickets.push(item(t, columns, members, sprints));
-    }
-    if (!matchedSomewhere && lastMiss) throw lastMiss;
-    const head = countText(tickets.length, total, 'tickets');
-    return {
-      text: [head, ...tickets.map(ticketLine)].join('\n'),
-      data: { tickets, total, truncated: tickets.length < total },
-    };
-  },
-});
-
-function item(
-  t: TicketRaw,
-  columns: { id: string; name: string }[],
-  members: MemberRaw[],
-  sprints: SprintRaw[],
-) {
-  const m = members.find((x) => x.userId === t.assigneeId);
-  return {
-    key: t.key,
-    title: t.title,
-    type: lower(t.type) ?? 'task',
-    priority: lower(t.priority) ?? 'medium',
-    column: t.column?.name ?? columns.find((c) => c.id === t.columnId)?.name ?? null,
-    assignee: t.assignee?.name ?? (m ? (m.user.name ?? m.user.username) : null),
-    sprint: t.sprint?.name ?? sprints.find((s) => s.id === t.sprintId)?.name ?? null,
-    storyPoints: t.storyPoints ?? null,
-  };
-}
-
 const createTicketTool = defineTool({
   name: 'create_ticket',
-  description: 'Create a ticket. Names (column, assignee, sprint, labels) match partially.',
+  description: 'Create a ticket. column, assignee, sprint, labels: names (partial) or ids.',
   input: {
     projectKey: projectKeyParam,
     title: z.string(),
@@ -286,7 +184,7 @@ const createTicketTool = defineTool({
     parent: z.string().optional().describe('Parent ticket key'),
     ...fieldShape,
   },
-  output: ticketOut,
+  output: ticketWriteOut,
   annotations: CREATE,
   async run(a, api) {
     await getProject(api, a.projectKey);
@@ -311,7 +209,7 @@ const updateTicketTool = defineTool({
   name: 'update_ticket',
   description: 'Change ticket fields; null clears. labels replaces all labels; sprint null = backlog.',
   input: {
-    key: ticketKeyParam,
+    ticketKey: ticketKeyParam,
     title: z.string().optional(),
     type: toolType.optional(),
     priority: toolPriority.optional(),
@@ -322,10 +220,11 @@ const updateTicketTool = defineTool({
     parent: z.string().nullable().optional(),
     ...fieldShape,
   },
-  output: { ...ticketOut, changed: z.array(z.string()) },
+  aliases: { key: 'ticketKey' },
+  output: { ...ticketWriteOut, changed: z.array(z.string()) },
   annotations: UPDATE,
   async run(a, api) {
-    const { projectKey, ticketKey, path } = await getTicket(api, a.key);
+    const { projectKey, ticketKey, path } = await getTicket(api, a.ticketKey);
     const refs = await resolveRefs(api, projectKey, a);
     const body: Record<string, unknown> = { ...fieldsBody(a), ...refs };
     if (a.title !== undefined) body.title = a.title;
@@ -344,17 +243,18 @@ const moveTicketTool = defineTool({
   name: 'move_ticket',
   description: 'Move a ticket to the end of a column, and/or into a sprint (null = backlog).',
   input: {
-    key: ticketKeyParam,
+    ticketKey: ticketKeyParam,
     column: z.string().optional(),
     sprint: z.string().nullable().optional(),
   },
-  output: ticketOut,
+  aliases: { key: 'ticketKey' },
+  output: ticketWriteOut,
   annotations: UPDATE,
   async run(a, api) {
     if (a.column === undefined && a.sprint === undefined) {
       throw new ToolError('Give column, sprint, or both.');
     }
-    const { projectKey, ticketKey, path, ticket } = await getTicket(api, a.key);
+    const { projectKey, ticketKey, path, ticket } = await getTicket(api, a.ticketKey);
     const body: Record<string, unknown> = await resolveRefs(api, projectKey, {
       column: a.column,
       sprint: a.sprint,
@@ -379,11 +279,12 @@ const moveTicketTool = defineTool({
 const deleteTicketTool = defineTool({
   name: 'delete_ticket',
   description: 'Delete a ticket for good.',
-  input: { key: ticketKeyParam },
+  input: { ticketKey: ticketKeyParam },
+  aliases: { key: 'ticketKey' },
   output: { key: z.string(), title: z.string(), deleted: z.boolean() },
   annotations: DELETE,
   async run(a, api) {
-    const { projectKey, ticketKey, path, ticket } = await getTicket(api, a.key);
+    const { projectKey, ticketKey, path, ticket } = await getTicket(api, a.ticketKey);
     await api.del(path, undefined, { subject: { project: projectKey, ticket: ticketKey } });
     return {
       text: `Deleted ${ticket.key}: ${ticket.title}`,

@@ -13,6 +13,8 @@ declare module 'fastify' {
     auth?: AuthLevel;
     /** False refuses API keys with 403 (password, e-mail, account, key and admin endpoints). */
     apiKey?: boolean;
+    /** True lets NUL characters through in the body: /api/mcp, whose tools pass them to the API's own guard. */
+    nulInBody?: boolean;
   }
   interface FastifyRequest {
     ctx: Ctx;

@@ -31,6 +31,7 @@ export function findNul(value: unknown, base = ''): string | null {
  * Text with a NUL character is refused before any handler runs: PostgreSQL cannot store it (the
  * driver fails the whole query, which was a 500), and no field of Docket has a use for it. A body
  * or query field answers 400 naming the field; a path parameter names no record, so 404.
+ * `/api/mcp` (`config.nulInBody`) passes the body on: its tools call the API, which refuses it there.
  */
 export function registerInputGuard(app: FastifyInstance) {
   // A callback hook, not an async one: it runs on every request and awaits nothing.
@@ -41,6 +42,9 @@ export function registerInputGuard(app: FastifyInstance) {
       return done(
         invalidField(['query', inQuery].filter(Boolean).join('.'), 'Must not contain NUL characters'),
       );
+    // The MCP endpoint's body is a tool call: a NUL in its arguments becomes the tool's error result
+    // when the tool passes it to the API (where this guard refuses it), not a transport-level 400.
+    if (req.routeOptions.config.nulInBody === true) return done();
     const inBody = findNul(req.body);
     if (inBody !== null) return done(invalidField(inBody, 'Must not contain NUL characters'));
     done();

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { resolveApiKey } from '../../domain/auth.js';
 import { AppError } from '../../domain/errors.js';
 import { DocketClient, type FetchLike } from '../../mcp/client.js';
-import { createMcpServer } from '../../mcp/server.js';
+import { createMcpServer, TOOLSETS, type Toolset } from '../../mcp/server.js';
 import { ERR } from '../../shared/errors.js';
 
 /**
@@ -47,7 +47,7 @@ export const mcpRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'MCP Streamable HTTP endpoint (JSON-RPC); authenticate with Authorization: Bearer <apiKey>',
         hide: false,
       },
-      config: { auth: 'public' },
+      config: { auth: 'public', nulInBody: true },
     },
     async (req, reply) => {
       const header = req.headers.authorization ?? '';
@@ -64,8 +64,26 @@ export const mcpRoutes: FastifyPluginAsyncZod = async (app) => {
         throw err;
       }
       reply.removeHeader('WWW-Authenticate');
+      // The read-only toolset, chosen by the client: /api/mcp?toolset=read or the X-MCP-Toolset header.
+      const asked = (req.query as { toolset?: unknown }).toolset ?? req.headers['x-mcp-toolset'] ?? 'all';
+      const toolset = String(asked).toLowerCase();
+      if (!(TOOLSETS as readonly string[]).includes(toolset)) {
+        return jsonRpcError(
+          reply,
+          400,
+          -32602,
+          `toolset must be ${TOOLSETS.join(' or ')}, not "${String(asked)}"`,
+        );
+      }
 
-      const server = createMcpServer(new DocketClient({ baseUrl: base, apiKey, fetch: fetchLocal }));
+      const publicUrl =
+        app.services.config.publicUrl ?? `${req.protocol}://${req.host}${app.services.config.basePath}`;
+      const server = createMcpServer(
+        new DocketClient({ baseUrl: base, apiKey, fetch: fetchLocal, publicUrl }),
+        {
+          toolset: toolset as Toolset,
+        },
+      );
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,

@@ -2,6 +2,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { LIMITS } from '../../shared/limits';
+import { isCalendarDate } from '../../shared/rules';
 import { errorText } from '../api/client';
 import { useColumns } from '../api/columns';
 import { qk } from '../api/keys';
@@ -216,7 +217,11 @@ export function Properties({
           type="date"
           className={propInput}
           value={ticket.startDate ?? ''}
-          onChange={(e) => save({ startDate: e.target.value || null })}
+          onChange={(e) => {
+            // Only whole, real days (the API's rule): a half-typed date is not saved.
+            if (!e.target.value || isCalendarDate(e.target.value))
+              save({ startDate: e.target.value || null });
+          }}
         />
       </Prop>
       <Prop label="Due date">
@@ -225,7 +230,10 @@ export function Properties({
           type="date"
           className={propInput}
           value={ticket.dueDate ?? ''}
-          onChange={(e) => save({ dueDate: e.target.value || null })}
+          onChange={(e) => {
+            // Only whole, real days (the API's rule): a half-typed date is not saved.
+            if (!e.target.value || isCalendarDate(e.target.value)) save({ dueDate: e.target.value || null });
+          }}
         />
       </Prop>
       <TextProp
