@@ -7,6 +7,7 @@ import { compactTicketPositions, lockBoard, shiftPositions } from './board-posit
 import { actorOf, type Ctx, type Emit, type Tx, transact } from './context.js';
 import { invalidField } from './errors.js';
 import { newId, nowIso } from './ids.js';
+import { type LinkReader, linkReader, withoutForeignLinks } from './link-visibility.js';
 import { presentTicketsFull, type TicketFull } from './presenters/tickets.js';
 import { DEFAULT_COLUMNS } from './projects.js';
 import { transactWrite } from './races.js';
@@ -292,16 +293,21 @@ async function applyUpdate(
   return { changed: true, moved };
 }
 
+/** Nobody in particular: only the project's own links (the answer is not returned to anyone). */
+const NO_READER: LinkReader = { userId: '', readsAll: false };
+
 async function emitTickets(
   tx: Tx,
   emit: Emit,
   project: ProjectsTable,
   results: { id: string; moved: boolean }[],
+  reader: LinkReader,
 ) {
   const views = await presentTicketsFull(
     tx,
     project.key,
     results.map((r) => r.id),
+    reader,
   );
   const moved = new Set(results.filter((r) => r.moved).map((r) => r.id));
   for (const v of views) {
@@ -309,7 +315,7 @@ async function emitTickets(
       scope: 'project',
       type: moved.has(v.id) ? 'ticket.moved' : 'ticket.updated',
       projectId: project.id,
-      data: v,
+      data: withoutForeignLinks(v, project.key),
     });
   }
   return views;
@@ -329,8 +335,9 @@ export async function updateTicket(
     const ticket = await ticketInProject(tx, project, ticketRef);
     const refs = await resolveRefs(tx, project, body);
     const result = await applyUpdate(tx, project, ticket, body, refs, actor.userId, nowIso());
-    if (!result.changed) return (await presentTicketsFull(tx, project.key, [ticket.id]))[0];
-    const [out] = await emitTickets(tx, emit, project, [{ id: ticket.id, moved: result.moved }]);
+    const reader = linkReader(actor);
+    if (!result.changed) return (await presentTicketsFull(tx, project.key, [ticket.id], reader))[0];
+    const [out] = await emitTickets(tx, emit, project, [{ id: ticket.id, moved: result.moved }], reader);
     return out;
   });
 }
@@ -381,11 +388,12 @@ export async function bulkUpdateTickets(ctx: Ctx, projectRef: string, body: z.in
       const r = await applyUpdate(tx, project, fresh, body.updates, refs, actor.userId, now);
       if (r.changed) results.push({ id: t.id, moved: r.moved });
     }
-    await emitTickets(tx, emit, project, results);
+    await emitTickets(tx, emit, project, results, linkReader(actor));
     const views = await presentTicketsFull(
       tx,
       project.key,
       tickets.map((t) => t.id),
+      linkReader(actor),
     );
     return { success: true as const, updated: results.length, tickets: views };
   });
@@ -442,6 +450,7 @@ async function removeTickets(
     emit,
     project,
     children.map((c) => ({ id: c.id, moved: false })),
+    NO_READER,
   );
   for (const id of ids)
     emit({ scope: 'project', type: 'ticket.deleted', projectId: project.id, data: { id } });
