@@ -5,9 +5,6 @@ import { z } from 'zod';
 /** How new passwords are hashed: `standard` in production, `test` (cheap) in the test suite only. */
 export type PasswordHashing = 'standard' | 'test';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const int = (min: number, max: number) =>
   z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(min).max(max);
 
@@ -40,9 +37,39 @@ const schema = z.object({
     .default(30),
   DOCKET_BODY_LIMIT_BYTES: int(1024, 1024 ** 3).default(1_048_576),
   DOCKET_BACKUP_MAX_BYTES: int(1024, 1024 ** 4).default(20 * 1024 ** 3),
-  DOCKET_TRUST_PROXY: bool.default(false),
+  DOCKET_TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v, c): TrustProxy => {
+      const t = v.trim().toLowerCase();
+      if (['false', 'no', '0', ''].includes(t)) return false;
+      // `true` trusts the one proxy in front: the address it saw, never a client-written one.
+      if (['true', 'yes'].includes(t)) return 1;
+      if (/^\d+$/.test(t)) return Math.min(Number(t), 100);
+      const list = t
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean);
+      if (
+        list.length > 0 &&
+        list.every((a) => /^[0-9a-f.:]+(\/\d{1,3})?$/.test(a) || /^(loopback|linklocal|uniquelocal)$/.test(a))
+      )
+        return list;
+      c.addIssue({
+        code: 'custom',
+        message: 'must be false, a number of proxy hops, or proxy addresses (comma-separated, CIDR allowed)',
+      });
+      return z.NEVER;
+    }),
+  DOCKET_LOGIN_ADDRESS_LIMIT: int(1, 1_000_000).default(50),
   DOCKET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
+
+/**
+ * Which proxies are trusted to name the client (X-Forwarded-For, -Proto, -Host): none, the last
+ * N hops, or these addresses. The client's address is the first one not written by a trusted proxy.
+ */
+export type TrustProxy = false | number | string[];
 
 export interface Config {
   port: number;
@@ -62,7 +89,9 @@ export interface Config {
   bodyLimitBytes: number;
   /** Largest backup file accepted by POST /api/admin/database/import. */
   backupMaxBytes: number;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
+  /** Password attempts per client address per window, over all accounts (src/domain/attempts.ts). */
+  loginAddressLimit: number;
   logLevel: string;
   /** PostgreSQL schema (tests only). */
   pgSchema?: string;
@@ -106,6 +135,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.DOCKET_BODY_LIMIT_BYTES,
     backupMaxBytes: e.DOCKET_BACKUP_MAX_BYTES,
     trustProxy: e.DOCKET_TRUST_PROXY,
+    loginAddressLimit: e.DOCKET_LOGIN_ADDRESS_LIMIT,
     logLevel: e.DOCKET_LOG_LEVEL,
   };
 }

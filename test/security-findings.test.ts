@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { addMember, makeProject, makeTicket } from './helpers/board.js';
-import { type Client, signUp } from './helpers/factories.js';
+import { type Client, PASSWORD, signUp, unique } from './helpers/factories.js';
 
 let t: TestApp;
 let admin: Client;
@@ -69,5 +69,202 @@ describe('finding 1: a linked ticket of another project', () => {
     }
     // A system administrator reads every project.
     expect((await read(admin)).json().links[0].ticket.title).toBe('Secret B');
+  });
+});
+
+describe('finding 2: the password-attempt limit', () => {
+  let s: TestApp;
+  let sAdmin: Client;
+  beforeAll(async () => {
+    s = await createTestApp({
+      DOCKET_LOGIN_LIMIT: '3',
+      DOCKET_LOGIN_ADDRESS_LIMIT: '5',
+      DOCKET_TRUST_PROXY: 'true',
+    });
+    sAdmin = await signUp(s.app); // the first account is a system administrator
+  });
+  afterAll(async () => s.close());
+
+  const login = (username: string, password: string, headers: Record<string, string> = {}) =>
+    s.app.inject({
+      method: 'POST',
+      url: '/api/auth/callback/credentials',
+      payload: { username, password },
+      headers,
+    });
+
+  it('counts attempts sent in parallel before the hash check', async () => {
+    const u = await signUp(s.app, { username: unique('par') });
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () => login(u.username, 'Wrong-password-1')),
+    );
+    const codes = answers.map((a) => a.statusCode).sort();
+    expect(codes.filter((c) => c === 401)).toHaveLength(3);
+    expect(codes.filter((c) => c === 429)).toHaveLength(27);
+    expect(answers.find((a) => a.statusCode === 429)?.headers['retry-after']).toBeDefined();
+    // Now even the right password waits.
+    expect((await login(u.username, PASSWORD)).statusCode).toBe(429);
+  });
+
+  it('counts one account whether it is named by username or e-mail', async () => {
+    const name = unique('sw');
+    await signUp(s.app, { username: name, email: `${name}@example.com` });
+    const names = [name, `${name}@example.com`, name.toUpperCase(), `${name}@EXAMPLE.com`];
+    const codes = [];
+    for (const n of names)
+      codes.push(
+        (await login(n, 'Wrong-password-1', { 'x-forwarded-for': `10.1.0.${codes.length}` })).statusCode,
+      );
+    expect(codes).toEqual([401, 401, 401, 429]);
+  });
+
+  it('does not count successful sign-ins', async () => {
+    const u = await signUp(s.app, { username: unique('ok') });
+    for (let i = 0; i < 6; i++) {
+      expect((await login(u.username, PASSWORD, { 'x-forwarded-for': '10.9.9.9' })).statusCode).toBe(200);
+    }
+  });
+
+  it('counts per address behind the configured proxy, whatever X-Forwarded-For the client writes', async () => {
+    // The proxy (the socket's peer) appends the address it saw; the client wrote the rest.
+    const codes = [];
+    for (let i = 0; i < 7; i++) {
+      const res = await login(unique('spray'), 'Wrong-password-1', {
+        'x-forwarded-for': `203.0.113.${i}, 198.51.100.7`,
+      });
+      codes.push(res.statusCode);
+    }
+    expect(codes).toEqual([401, 401, 401, 401, 401, 429, 429]);
+    // Another client address behind the same proxy is not affected.
+    expect(
+      (await login(unique('spray'), 'Wrong-password-1', { 'x-forwarded-for': '198.51.100.8' })).statusCode,
+    ).toBe(401);
+  });
+
+  it("throttles wrong current passwords on the account endpoints and the administrators' confirmations", async () => {
+    const u = await signUp(s.app, { username: unique('me') });
+    const addr = { 'x-forwarded-for': '10.2.0.1' };
+    const tries = [
+      () =>
+        u.req({
+          method: 'PATCH',
+          url: '/api/me/password',
+          headers: addr,
+          payload: { currentPassword: 'Wrong-password-1', newPassword: 'Another-pass-42' },
+        }),
+      () =>
+        u.req({
+          method: 'PATCH',
+          url: '/api/me/email',
+          headers: addr,
+          payload: { email: 'x@example.com', password: 'Wrong-password-1' },
+        }),
+      () =>
+        u.req({
+          method: 'DELETE',
+          url: '/api/me/account',
+          headers: addr,
+          payload: { password: 'Wrong-password-1', confirmation: 'delete my account' },
+        }),
+    ];
+    const codes = [];
+    for (const t of tries) codes.push((await t()).statusCode);
+    expect(codes).toEqual([400, 400, 400]);
+    // The fourth, even with the right password, is refused: and so is signing in.
+    const right = await u.req({
+      method: 'PATCH',
+      url: '/api/me/password',
+      headers: addr,
+      payload: { currentPassword: PASSWORD, newPassword: 'Another-pass-42' },
+    });
+    expect(right.statusCode).toBe(429);
+    expect((await login(u.username, PASSWORD, addr)).statusCode).toBe(429);
+  });
+
+  it("throttles an administrator's wrong confirmations", async () => {
+    const a = sAdmin;
+    const codes = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await a.req({
+        method: 'POST',
+        url: '/api/admin/database/wipe-projects',
+        headers: { 'x-forwarded-for': '10.3.0.1' },
+        payload: { confirmPassword: 'Wrong-password-1' },
+      });
+      codes.push(res.statusCode);
+    }
+    expect(codes).toEqual([400, 400, 400, 429]);
+  });
+});
+
+describe('finding 3: login CSRF', () => {
+  const form = (url: string, body: string, origin?: string) =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      payload: body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(origin ? { origin } : {}) },
+    });
+
+  it('refuses a cross-site sign-in or registration, form or JSON, and sets no cookie', async () => {
+    const u = await signUp(t.app);
+    const res = await form(
+      '/api/auth/callback/credentials',
+      `username=${u.username}&password=${PASSWORD}`,
+      'https://evil.example',
+    );
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({ error: 'Cross-site request refused' });
+    expect(res.cookies).toHaveLength(0);
+    const json = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/callback/credentials',
+      payload: { username: u.username, password: PASSWORD },
+      headers: { origin: 'null' },
+    });
+    expect(json.statusCode).toBe(403);
+    const reg = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { username: unique('csrf'), password: PASSWORD },
+      headers: { origin: 'https://evil.example' },
+    });
+    expect(reg.statusCode).toBe(403);
+    // The same form from this site signs in.
+    const own = await form(
+      '/api/auth/callback/credentials',
+      `username=${u.username}&password=${PASSWORD}`,
+      'http://localhost:80',
+    );
+    expect(own.statusCode, own.body).toBe(200);
+  });
+
+  it('parses forms only where a form is expected', async () => {
+    const u = await signUp(t.app);
+    const res = await u.req({
+      method: 'POST',
+      url: '/api/projects',
+      payload: 'name=Forged&key=FORGED',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.statusCode).toBe(415);
+    expect((await u.get('/api/projects')).json()).toEqual([]);
+  });
+});
+
+describe('finding 4: open redirect on sign-out', () => {
+  it('never answers with a Location on another site', async () => {
+    for (const callbackUrl of [
+      '/..//evil.example',
+      '/./..//evil.example/x',
+      '/a/../..//evil.example',
+      '/%2e%2e//evil.example',
+    ]) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/auth/signout', payload: { callbackUrl } });
+      expect(res.statusCode).toBe(302);
+      const loc = String(res.headers.location);
+      expect(loc.startsWith('//')).toBe(false);
+      expect(new URL(loc, 'http://docket.test').host).toBe('docket.test');
+    }
   });
 });

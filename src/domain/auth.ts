@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { UsersTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
+import { attemptLimiter, nameAccount, userAccount } from './attempts.js';
 import type { Actor, Ctx, Services, Tx } from './context.js';
 import { AppError, badRequest, forbidden, unauthorized } from './errors.js';
 import { newId, nowIso } from './ids.js';
@@ -41,18 +42,24 @@ export async function findUserByLogin(tx: Tx, login: string): Promise<UsersTable
     .executeTakeFirst();
 }
 
-/** Checks credentials: 401 for wrong ones, 403 for a disabled account. */
-export async function checkCredentials(s: Services, login: string, password: string): Promise<UsersTable> {
-  const user = await findUserByLogin(s.db.kysely, login);
+/**
+ * Checks credentials: 401 for wrong ones; 403 for a disabled account whatever the password (the
+ * answer tells nothing about the password of a disabled account). The attempt is counted before
+ * the hash check, per account and per address (src/domain/attempts.ts).
+ */
+export async function checkCredentials(ctx: Ctx, login: string, password: string): Promise<UsersTable> {
+  const user = await findUserByLogin(ctx.db.kysely, login);
+  const attempt = attemptLimiter(ctx).begin(user ? userAccount(user.id) : nameAccount(login), ctx.address);
   const ok = await verifyPassword(user?.password_hash, password);
+  if (user && user.is_active !== 1) throw forbidden(ERR.accountDisabled);
   if (!user || !ok) throw unauthorized(ERR.invalidCredentials);
-  if (user.is_active !== 1) throw forbidden(ERR.accountDisabled);
+  attempt.succeeded();
   return user;
 }
 
-export async function login(s: Services, loginName: string, password: string) {
-  const user = await checkCredentials(s, loginName, password);
-  const session = await createSession(s, s.db.kysely, user.id);
+export async function login(ctx: Ctx, loginName: string, password: string) {
+  const user = await checkCredentials(ctx, loginName, password);
+  const session = await createSession(ctx, ctx.db.kysely, user.id);
   return { user, session };
 }
 
@@ -201,14 +208,23 @@ export async function revokeApiKey(ctx: Ctx, userId: string) {
   return { success: true as const };
 }
 
-/** Checks the acting user's own password for sensitive operations. */
+/**
+ * Checks the acting user's own password for sensitive operations; wrong ones count toward the
+ * same limit as failed sign-ins (per account and per address, before the hash check).
+ */
 export async function requirePassword(
-  s: Services,
+  ctx: Ctx,
   userId: string,
   password: string,
   message: string,
 ): Promise<UsersTable> {
-  const user = await s.db.kysely.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+  const attempt = attemptLimiter(ctx).begin(userAccount(userId), ctx.address);
+  const user = await ctx.db.kysely
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', userId)
+    .executeTakeFirst();
   if (!user || !(await verifyPassword(user.password_hash, password))) throw badRequest(message);
+  attempt.succeeded();
   return user;
 }

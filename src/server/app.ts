@@ -86,6 +86,18 @@ function logDestination() {
   return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 1000 });
 }
 
+/**
+ * Fastify's trust setting from DOCKET_TRUST_PROXY: none, the last N hops (Fastify's own number
+ * setting trusts nothing, so a function: hop 0 is the socket's peer), or the listed addresses.
+ */
+function trustedProxies(
+  t: Config['trustProxy'],
+): false | string[] | ((addr: string, hop: number) => boolean) {
+  if (t === false) return false;
+  if (typeof t === 'number') return (_addr, hop) => hop < t;
+  return t;
+}
+
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Builds the whole application; never listens (main.ts does), so tests can inject requests. */
@@ -101,7 +113,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     logger: opts.logger ?? { level: config.logLevel, stream: logDestination() },
     logController: new AccessLog(),
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: trustedProxies(config.trustProxy),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -149,9 +161,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
     defaultJson(req, body as string, done);
   });
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
+  // Form bodies are parsed only where a form is expected (plugins/forms.ts).
 
   await app.register(cookie);
   // Multipart bodies are parsed only in the scopes of the upload routes (src/server/multipart.ts).
