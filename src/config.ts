@@ -62,6 +62,8 @@ const schema = z.object({
       return z.NEVER;
     }),
   DOCKET_LOGIN_ADDRESS_LIMIT: int(1, 1_000_000).default(50),
+  DOCKET_UPLOAD_QUOTA_BYTES: int(0, 1024 ** 5).default(2 * 1024 ** 3),
+  DOCKET_REQUEST_TIMEOUT_SECONDS: int(1, 86_400).default(300),
   DOCKET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -92,6 +94,10 @@ export interface Config {
   trustProxy: TrustProxy;
   /** Password attempts per client address per window, over all accounts (src/domain/attempts.ts). */
   loginAddressLimit: number;
+  /** Bytes of attachments and uploaded files one user may store; 0 for no quota. */
+  uploadQuotaBytes: number;
+  /** Longest time to receive a whole request (headers and body): a half-sent body ends then. */
+  requestTimeoutSeconds: number;
   logLevel: string;
   /** PostgreSQL schema (tests only). */
   pgSchema?: string;
@@ -136,6 +142,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     backupMaxBytes: e.DOCKET_BACKUP_MAX_BYTES,
     trustProxy: e.DOCKET_TRUST_PROXY,
     loginAddressLimit: e.DOCKET_LOGIN_ADDRESS_LIMIT,
+    uploadQuotaBytes: e.DOCKET_UPLOAD_QUOTA_BYTES,
+    requestTimeoutSeconds: e.DOCKET_REQUEST_TIMEOUT_SECONDS,
     logLevel: e.DOCKET_LOG_LEVEL,
   };
 }

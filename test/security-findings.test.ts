@@ -1,10 +1,17 @@
 /**
  * Issue 19: each finding of the probe, tried as the attacker did. Each test failed before its fix.
  */
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_STREAMS_PER_CREDENTIAL } from '../src/events/streams.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { addMember, makeProject, makeTicket } from './helpers/board.js';
 import { type Client, PASSWORD, signUp, unique } from './helpers/factories.js';
+import { multipartBody } from './helpers/files.js';
+import { SseClient } from './helpers/sse.js';
 
 let t: TestApp;
 let admin: Client;
@@ -267,4 +274,108 @@ describe('finding 4: open redirect on sign-out', () => {
       expect(new URL(loc, 'http://docket.test').host).toBe('docket.test');
     }
   });
+});
+
+describe('finding 5: resources one client can hold', () => {
+  it('ends a request whose body stops half-way', async () => {
+    const s = await createTestApp({ DOCKET_REQUEST_TIMEOUT_SECONDS: '1' });
+    try {
+      await s.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = s.app.server.address() as net.AddressInfo;
+      const socket = net.connect(port, '127.0.0.1');
+      await new Promise((r) => socket.once('connect', r));
+      let answer = '';
+      socket.on('data', (d) => {
+        answer += d.toString();
+      });
+      const started = Date.now();
+      socket.write(
+        'POST /api/auth/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user',
+      );
+      const closed = await Promise.race([
+        new Promise((r) => socket.once('close', () => r(true))),
+        new Promise((r) => setTimeout(() => r(false), 8000)),
+      ]);
+      socket.destroy();
+      expect(closed).toBe(true);
+      expect(Date.now() - started).toBeLessThan(8000);
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      await s.close();
+    }
+  }, 15_000);
+
+  it('caps the event streams one session may hold open', async () => {
+    const s = await createTestApp();
+    const streams: SseClient[] = [];
+    try {
+      const u = await signUp(s.app);
+      await s.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = s.app.server.address() as net.AddressInfo;
+      const url = `http://127.0.0.1:${port}/api/users/events`;
+      for (let i = 0; i < MAX_STREAMS_PER_CREDENTIAL; i++) {
+        const c = await SseClient.open(url, { cookie: u.cookie });
+        streams.push(c);
+        expect(c.status).toBe(200);
+      }
+      const over = await SseClient.open(url, { cookie: u.cookie });
+      streams.push(over);
+      expect(over.status).toBe(429);
+      // Another session of another user is not affected.
+      const other = await signUp(s.app);
+      const ok = await SseClient.open(url, { cookie: other.cookie });
+      streams.push(ok);
+      expect(ok.status).toBe(200);
+    } finally {
+      for (const c of streams) c.close();
+      await s.close();
+    }
+  }, 20_000);
+
+  it('holds each user to an upload quota', async () => {
+    const s = await createTestApp({ DOCKET_UPLOAD_QUOTA_BYTES: '1000' });
+    try {
+      const u = await signUp(s.app);
+      const send = (bytes: number) =>
+        u.req({
+          method: 'POST',
+          url: '/api/upload',
+          ...multipartBody([
+            { filename: 'notes.txt', contentType: 'text/plain', data: Buffer.alloc(bytes, 'a') },
+          ]),
+        });
+      expect((await send(600)).statusCode).toBe(201);
+      const over = await send(600);
+      expect(over.statusCode).toBe(400);
+      expect(over.json()).toEqual({ error: 'Upload quota exceeded', quota: 1000, used: 600 });
+      expect((await send(400)).statusCode).toBe(201);
+      expect((await send(1)).json().error).toBe('Upload quota exceeded');
+      const rows = await s.app.services.db.kysely.selectFrom('uploads').select('size').execute();
+      expect(rows.map((r) => r.size).sort()).toEqual([400, 600]);
+      expect(fs.readdirSync(path.join(s.config.dataDir, 'uploads', 'files'))).toHaveLength(2);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('checks the password of a backup import before reading the file', async () => {
+    const body = new PassThrough();
+    const boundary = '----docketsec';
+    const done = t.app.inject({
+      method: 'POST',
+      url: '/api/admin/database/import',
+      headers: { cookie: admin.cookie, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: body,
+    });
+    body.write(
+      `--${boundary}\r\nContent-Disposition: form-data; name="confirmPassword"\r\n\r\nWrong-password-1\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="b.json"\r\nContent-Type: application/json\r\n\r\n{"format":`,
+    );
+    // The file never ends: the answer must come anyway, from the password check.
+    const res = await Promise.race([done, new Promise<null>((r) => setTimeout(() => r(null), 5000))]);
+    body.destroy();
+    expect(res?.statusCode).toBe(400);
+    expect(res?.json().error).toBe('Invalid password confirmation');
+    expect(fs.readdirSync(path.join(t.config.dataDir, 'tmp'))).toEqual([]);
+  }, 10_000);
 });

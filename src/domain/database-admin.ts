@@ -9,7 +9,9 @@ import { actorOf, type Ctx } from './context.js';
  * The administrator's database operations (SPEC "Admin", database operations). Each one checks the
  * acting administrator's password and writes an audit line (who, what; the logger adds when).
  */
-async function confirm(ctx: Ctx, password: string) {
+export type ConfirmedAdmin = { admin: string; adminUsername: string };
+
+export async function confirm(ctx: Ctx, password: string): Promise<ConfirmedAdmin> {
   const actor = actorOf(ctx);
   const admin = await requirePassword(ctx, actor.userId, password, ERR.invalidPasswordConfirmation);
   return { admin: admin.id, adminUsername: admin.username };
@@ -28,8 +30,8 @@ export async function exportDatabase(ctx: Ctx, confirmPassword: string) {
   })();
 }
 
-export async function importDatabase(ctx: Ctx, file: string, confirmPassword: string) {
-  const who = await confirm(ctx, confirmPassword);
+/** Restores a backup file; `who` is the administrator whose password was confirmed before the upload was read. */
+export async function importDatabase(ctx: Ctx, file: string, who: ConfirmedAdmin) {
   ctx.log.info({ ...who, action: 'database.import.start' }, 'administrator started an import');
   try {
     const result = await restoreBackup(ctx, file);

@@ -114,6 +114,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     logController: new AccessLog(),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: trustedProxies(config.trustProxy),
+    // Fastify's default is no limit: a client that sends half a body would hold its connection
+    // forever. Node checks running requests against it every few seconds.
+    requestTimeout: config.requestTimeoutSeconds * 1000,
+    http: {
+      connectionsCheckingInterval: Math.min(30_000, Math.max(250, (config.requestTimeoutSeconds * 1000) / 4)),
+      headersTimeout: Math.min(60_000, config.requestTimeoutSeconds * 1000),
+    },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
 
