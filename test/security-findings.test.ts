@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_STREAMS_PER_CREDENTIAL } from '../src/events/streams.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { addMember, makeProject, makeTicket } from './helpers/board.js';
-import { type Client, PASSWORD, signUp, unique } from './helpers/factories.js';
+import { type Client, PASSWORD, signIn, signUp, unique } from './helpers/factories.js';
 import { multipartBody } from './helpers/files.js';
 import { SseClient } from './helpers/sse.js';
 
@@ -378,4 +378,126 @@ describe('finding 5: resources one client can hold', () => {
     expect(res?.json().error).toBe('Invalid password confirmation');
     expect(fs.readdirSync(path.join(t.config.dataDir, 'tmp'))).toEqual([]);
   }, 10_000);
+});
+
+describe('finding 6: the small leaks', () => {
+  const SECURITY = [
+    'x-content-type-options',
+    'x-frame-options',
+    'referrer-policy',
+    'content-security-policy',
+  ];
+
+  it("answers Fastify's own 400, 404 and 414 with the security headers and without the URL", async () => {
+    const probes = [
+      { url: '/api/projects/%E0%A4%A<script>', status: 400 },
+      { url: '/nothing-here/<script>', status: 404 },
+      { url: `/api/projects/${'<script>'.repeat(40)}`, status: 414 },
+    ];
+    for (const p of probes) {
+      const res = await t.app.inject({ method: 'GET', url: p.url });
+      expect(res.statusCode, p.url).toBe(p.status);
+      for (const h of SECURITY) expect(res.headers[h], `${p.url} ${h}`).toBeDefined();
+      expect(res.body).not.toContain('script');
+      expect(res.body).not.toContain('%E0');
+      expect(typeof res.json().error).toBe('string');
+    }
+  });
+
+  it('answers Node-level client errors with the security headers', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as net.AddressInfo;
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (d) => {
+      answer += d.toString();
+    });
+    socket.write('GET /<script> HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n');
+    await new Promise((r) => socket.once('close', r));
+    expect(answer).toMatch(/^HTTP\/1\.1 400/);
+    expect(answer.toLowerCase()).toContain('x-content-type-options: nosniff');
+    expect(answer).not.toContain('script');
+  });
+
+  it('marks API answers Cache-Control: no-store', async () => {
+    for (const url of ['/api/me', '/api/projects', '/api/auth/session', '/api/nope']) {
+      const res = await admin.get(url);
+      expect(res.headers['cache-control'], url).toBe('no-store');
+    }
+  });
+
+  it('answers the same for right and wrong passwords of a disabled account', async () => {
+    const u = await signUp(t.app);
+    const off = await admin.patch(`/api/admin/users/${u.userId}`, { isActive: false });
+    expect(off.statusCode, off.body).toBe(200);
+    const attempt = (password: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/auth/callback/credentials',
+        payload: { username: u.username, password },
+      });
+    const right = await attempt(PASSWORD);
+    const wrong = await attempt('Wrong-password-1');
+    expect([right.statusCode, right.body]).toEqual([wrong.statusCode, wrong.body]);
+    expect(right.cookies).toHaveLength(0);
+  });
+
+  it('enforces mustChangePassword in the API', async () => {
+    const name = unique('tmp');
+    const made = await admin.post('/api/admin/users', {
+      username: name,
+      password: PASSWORD,
+      confirmPassword: PASSWORD,
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    await db().updateTable('users').set({ must_change_password: 1 }).where('username', '=', name).execute();
+    const u = await signIn(t.app, name);
+    expect((await u.get('/api/projects')).statusCode).toBe(403);
+    expect((await u.get('/api/projects')).json()).toEqual({ error: 'Password change required' });
+    expect((await u.post('/api/projects', { name: 'X', key: 'MUSTX' })).statusCode).toBe(403);
+    expect((await u.get('/api/me')).json().mustChangePassword).toBe(true);
+    expect((await u.get('/api/auth/session')).json().user.mustChangePassword).toBe(true);
+    const changed = await u.patch('/api/me/password', {
+      currentPassword: PASSWORD,
+      newPassword: 'Brand-new-pass-43',
+    });
+    expect(changed.statusCode, changed.body).toBe(200);
+    const again = await signIn(t.app, name, 'Brand-new-pass-43');
+    expect((await again.get('/api/projects')).statusCode).toBe(200);
+  });
+
+  it('refuses constructor.prototype and __proto__ in JSON bodies', async () => {
+    for (const payload of [
+      '{"name":"P","key":"PROTO1","constructor":{"prototype":{"isSystemAdmin":true}}}',
+      '{"name":"P","key":"PROTO2","__proto__":{"isSystemAdmin":true}}',
+    ]) {
+      const res = await admin.req({
+        method: 'POST',
+        url: '/api/projects',
+        payload,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.statusCode, payload).toBe(400);
+      expect(res.json().error).toBe('Validation failed');
+    }
+    expect(
+      await db().selectFrom('projects').select('id').where('key', 'in', ['PROTO1', 'PROTO2']).execute(),
+    ).toEqual([]);
+  });
+
+  it('strips bidirectional controls from file names', async () => {
+    const res = await admin.req({
+      method: 'POST',
+      url: '/api/upload',
+      ...multipartBody([
+        {
+          filename: 'report\u202Etxt.exe\u202C\u2066\u200F.txt',
+          contentType: 'text/plain',
+          data: Buffer.from('hello'),
+        },
+      ]),
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().filename).toBe('reporttxt.exe.txt');
+  });
 });

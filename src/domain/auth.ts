@@ -107,6 +107,7 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
           isSystemAdmin: user.is_system_admin === 1,
           via: 'session',
           sessionId: session_id,
+          mustChangePassword: user.must_change_password === 1,
         },
         user,
         expires: session_expires,
@@ -141,6 +142,7 @@ export async function resolveApiKey(s: Services, key: string): Promise<Actor> {
             'users.id',
             'users.is_active',
             'users.is_system_admin',
+            'users.must_change_password',
           ])
           .where('api_keys.key_hash', '=', arg(0)),
       [keyHash],
@@ -157,7 +159,13 @@ export async function resolveApiKey(s: Services, key: string): Promise<Actor> {
       .where('id', '=', row.key_id)
       .execute();
   }
-  return { userId: row.id, isSystemAdmin: row.is_system_admin === 1, via: 'apiKey', sessionId: null };
+  return {
+    userId: row.id,
+    isSystemAdmin: row.is_system_admin === 1,
+    via: 'apiKey',
+    sessionId: null,
+    mustChangePassword: row.must_change_password === 1,
+  };
 }
 
 export async function deleteSessionByToken(s: Services, token: string): Promise<string | null> {

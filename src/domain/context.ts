@@ -14,6 +14,8 @@ export interface Actor {
   isSystemAdmin: boolean;
   via: 'session' | 'apiKey';
   sessionId: string | null;
+  /** The user must change their password first: the API refuses everything else (403). */
+  mustChangePassword?: boolean;
 }
 
 export interface Logger {

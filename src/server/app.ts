@@ -26,8 +26,9 @@ import { registerAuth } from './plugins/auth.js';
 import { plainSerializer, registerContractChecks } from './plugins/contracts.js';
 import { registerErrorHandler } from './plugins/errors.js';
 import { registerInputGuard } from './plugins/input.js';
+import { clientErrorHandler, frameworkErrors, registerSecurityHeaders } from './plugins/security-headers.js';
 import { ROUTES } from './routes/index.js';
-import { API_CSP, APP_CSP, registerWeb } from './web.js';
+import { registerWeb } from './web.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -114,6 +115,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     logController: new AccessLog(),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: trustedProxies(config.trustProxy),
+    frameworkErrors: frameworkErrors(config),
+    clientErrorHandler: clientErrorHandler(config),
     // Fastify's default is no limit: a client that sends half a body would hold its connection
     // forever. Node checks running requests against it every few seconds.
     requestTimeout: config.requestTimeoutSeconds * 1000,
@@ -162,8 +165,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(plainSerializer);
 
-  // JSON bodies: an empty body reads as no body (DELETE clients often send the header alone).
-  const defaultJson = app.getDefaultJsonParser('error', 'ignore');
+  // JSON bodies: an empty body reads as no body (DELETE clients often send the header alone);
+  // `__proto__` and `constructor.prototype` keys are refused (docs/decisions/003-accounts.md).
+  const defaultJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
     defaultJson(req, body as string, done);
@@ -177,25 +181,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   registerInputGuard(app);
   if (config.checkContracts) registerContractChecks(app);
 
-  const docsPrefix = `${config.basePath}/api/docs`;
-  const https = config.publicUrl?.startsWith('https:') ?? false;
-  // A callback hook, not an async one: it runs on every answer and awaits nothing.
-  app.addHook('onSend', (req, reply, payload, done) => {
-    reply.header('X-Content-Type-Options', 'nosniff');
-    reply.header('Referrer-Policy', 'same-origin');
-    reply.header('X-Frame-Options', 'DENY');
-    reply.header('Cross-Origin-Opener-Policy', 'same-origin');
-    if (https) reply.header('Strict-Transport-Security', 'max-age=15552000');
-    // Every answer carries a policy: the app shell and stored files set their own; the API
-    // reference page is a small app of its own; everything else (JSON, errors) may load nothing.
-    const csp = reply.getHeader('Content-Security-Policy');
-    if (typeof csp !== 'string') {
-      reply.header('Content-Security-Policy', req.url.startsWith(docsPrefix) ? APP_CSP : API_CSP);
-    } else if (!csp.includes('frame-ancestors')) {
-      reply.header('Content-Security-Policy', `${csp}; frame-ancestors 'none'`);
-    }
-    done(null, payload);
-  });
+  registerSecurityHeaders(app, config);
 
   await app.register(swagger, {
     openapi: {

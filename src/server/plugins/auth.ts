@@ -13,6 +13,8 @@ declare module 'fastify' {
     auth?: AuthLevel;
     /** False refuses API keys with 403 (password, e-mail, account, key and admin endpoints). */
     apiKey?: boolean;
+    /** Open to a user who must change their password (their profile, the password change). */
+    beforePasswordChange?: boolean;
   }
   interface FastifyRequest {
     ctx: Ctx;
@@ -90,7 +92,13 @@ export function registerAuth(app: FastifyInstance, services: Services) {
 
   app.addHook('onRoute', (route) => {
     const authenticate = (request: FastifyRequest) =>
-      authenticateRequest(request, services, route.config?.auth ?? 'user', route.config?.apiKey);
+      authenticateRequest(
+        request,
+        services,
+        route.config?.auth ?? 'user',
+        route.config?.apiKey,
+        route.config?.beforePasswordChange,
+      );
     route.onRequest = [authenticate, ...(route.onRequest ? [route.onRequest].flat() : [])];
   });
 }
@@ -100,6 +108,7 @@ async function authenticateRequest(
   services: Services,
   level: AuthLevel,
   apiKey: boolean | undefined,
+  beforePasswordChange: boolean | undefined,
 ) {
   const tabHeader = request.headers['x-tab-id'];
   const tabId =
@@ -143,4 +152,9 @@ async function authenticateRequest(
     throw new AppError(403, ERR.notWithApiKey);
   }
   if (level === 'admin' && !actor?.isSystemAdmin) throw new AppError(403, ERR.adminRequired);
+  // An account given a temporary password (a wipe, the command line, an administrator) acts only
+  // after changing it: enforced here, not just by the web app (issue 19, finding 6).
+  if (actor?.mustChangePassword && level !== 'optional' && !beforePasswordChange) {
+    throw new AppError(403, ERR.passwordChangeRequired);
+  }
 }

@@ -188,7 +188,9 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
           consumes: ['multipart/form-data'],
           response: { 200: importResult },
         },
-        config: admin,
+        // The wipe's new administrator may restore a backup before choosing a password: the import
+        // replaces that account anyway.
+        config: { ...admin, beforePasswordChange: true },
       },
       async (req, reply) => {
         if (!req.isMultipart()) throw badRequest(ERR.noFile);

@@ -87,7 +87,7 @@ export function EmailSection({ me }: { me: Me }) {
   );
 }
 
-export function PasswordSection() {
+export function PasswordSection({ onChanged }: { onChanged?: () => void } = {}) {
   const toast = useToast();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
@@ -106,6 +106,7 @@ export function PasswordSection() {
       setNext('');
       setAgain('');
       toast.show('Password changed; your other sessions have been signed out', 'success');
+      onChanged?.();
     } catch (err) {
       setError(errorText(err));
     } finally {
