@@ -62,6 +62,9 @@ const EXPECT: Record<string, Row> = {
   'POST /api/me/mcp-key': SESSION_ONLY(201),
   'GET /api/me/mcp-key': SESSION_ONLY(200),
   'DELETE /api/me/mcp-key': SESSION_ONLY(200),
+  'GET /api/me/sessions': SESSION_ONLY(200),
+  'DELETE /api/me/sessions/:sessionId': SESSION_ONLY(200), // another session of the same user
+  'DELETE /api/me/sessions': SESSION_ONLY(200),
   'POST /api/me/avatar': SIGNED_IN(200),
   'DELETE /api/me/avatar': SIGNED_IN(200),
   'GET /api/users': SIGNED_IN(200),
@@ -245,6 +248,18 @@ const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?
       headers: { accept: 'application/json, text/event-stream' },
     }),
     'PATCH /api/me': async () => ({ json: { name: 'Renamed' } }),
+    'DELETE /api/me/sessions/:sessionId': async (actor) => {
+      const who = actor in users ? users[actor as 'member'] : users.spare;
+      await signIn(t.app, who.username);
+      const row = await t.app.services.db.kysely
+        .selectFrom('sessions')
+        .select('id')
+        .where('user_id', '=', who.userId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
+      return { params: { sessionId: row.id } };
+    },
     'PATCH /api/me/email': async () => ({
       json: { email: `${unique('e')}@example.com`, password: PASSWORD },
     }),

@@ -25,6 +25,9 @@ export interface SessionsTable {
   token_hash: string;
   created_at: string;
   expires_at: string;
+  last_used_at: string | null;
+  user_agent: string | null;
+  address: string | null;
 }
 
 export interface ApiKeysTable {

@@ -15,8 +15,15 @@ export interface NewSession {
   expires: string;
 }
 
-/** Creates a session and returns its token (only the hash is stored). */
-export async function createSession(s: Services, tx: Tx, userId: string): Promise<NewSession> {
+/**
+ * Creates a session and returns its token (only the hash is stored), with the browser and address
+ * that signed in when the context has them (shown in GET /api/me/sessions).
+ */
+export async function createSession(
+  s: Services & { address?: string | null; userAgent?: string | null },
+  tx: Tx,
+  userId: string,
+): Promise<NewSession> {
   const token = newSessionToken();
   const now = new Date();
   const expires = new Date(now.getTime() + s.config.sessionDays * 86_400_000).toISOString();
@@ -28,6 +35,9 @@ export async function createSession(s: Services, tx: Tx, userId: string): Promis
       token_hash: hashToken(token),
       created_at: now.toISOString(),
       expires_at: expires,
+      last_used_at: now.toISOString(),
+      user_agent: s.userAgent ?? null,
+      address: s.address ?? null,
     })
     .execute();
   return { token, expires };
@@ -73,6 +83,7 @@ export interface ResolvedSession {
 interface KeptSession extends ResolvedSession {
   sessionId: string;
   expiresAt: number;
+  lastUsedAt: number;
   active: boolean;
 }
 
@@ -95,12 +106,16 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
             .selectFrom('sessions')
             .innerJoin('users', 'users.id', 'sessions.user_id')
             .selectAll('users')
-            .select(['sessions.id as session_id', 'sessions.expires_at as session_expires'])
+            .select([
+              'sessions.id as session_id',
+              'sessions.expires_at as session_expires',
+              'sessions.last_used_at as session_used',
+            ])
             .where('sessions.token_hash', '=', arg(0)),
         [tokenHash],
       );
       if (!found) return null;
-      const { session_id, session_expires, ...user } = found;
+      const { session_id, session_expires, session_used, ...user } = found;
       return {
         actor: {
           userId: user.id,
@@ -113,6 +128,7 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
         expires: session_expires,
         sessionId: session_id,
         expiresAt: Date.parse(session_expires),
+        lastUsedAt: session_used ? Date.parse(session_used) : 0,
         active: user.is_active === 1,
       };
     },
@@ -122,7 +138,18 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
     await s.db.kysely.deleteFrom('sessions').where('id', '=', session.sessionId).execute();
     return null;
   }
-  return session.active ? session : null;
+  if (!session.active) return null;
+  // Record use at most once a minute, so that reads stay reads.
+  const now = Date.now();
+  if (now - session.lastUsedAt > 60_000) {
+    session.lastUsedAt = now;
+    await s.db.kysely
+      .updateTable('sessions')
+      .set({ last_used_at: new Date(now).toISOString() })
+      .where('id', '=', session.sessionId)
+      .execute();
+  }
+  return session;
 }
 
 /** Resolves a Bearer API key; 401 `Invalid API key` for a wrong or revoked key or an inactive user. */

@@ -397,7 +397,8 @@ export class StreamManager {
   }
 
   private sessionEnded(e: SessionEnd): void {
-    const hashes = e.tokens ? new Set(e.tokens.map(hashToken)) : null;
+    const hashes =
+      e.tokens || e.hashes ? new Set([...(e.tokens ?? []).map(hashToken), ...(e.hashes ?? [])]) : null;
     for (const s of [...this.streams]) {
       if (s.holder.userId !== e.userId) continue;
       if (hashes && !(s.holder.via === 'session' && hashes.has(s.holder.credentialHash))) continue;

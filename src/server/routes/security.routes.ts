@@ -1,0 +1,60 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { endOtherSessions, endSession, listSessions } from '../../domain/sessions.js';
+import { idParam, successResponse } from '../../shared/common.js';
+import { endedSessionsOut, sessionItemOut } from '../../shared/security.js';
+import { clearSessionCookie } from '../plugins/auth.js';
+
+const tags = ['Current user'];
+
+/** My sessions (issue 19): listed, ended one by one, or all but this one. Not with an API key. */
+export const securityRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/api/me/sessions',
+    {
+      schema: {
+        tags,
+        summary: 'My sessions (current marks this one)',
+        response: { 200: z.array(sessionItemOut) },
+      },
+      config: { apiKey: false },
+    },
+    async (req) => listSessions(req.ctx),
+  );
+
+  app.delete(
+    '/api/me/sessions/:sessionId',
+    {
+      schema: {
+        tags,
+        summary: 'End one of my sessions (this one signs me out)',
+        params: z.object({ sessionId: idParam }),
+        response: { 200: successResponse },
+      },
+      config: { apiKey: false },
+    },
+    async (req, reply) => {
+      const ended = await endSession(req.ctx, req.params.sessionId);
+      app.sessionEnded({ userId: ended.userId, hashes: ended.hashes });
+      if (ended.current) clearSessionCookie(reply, app.services.config);
+      return { success: true as const };
+    },
+  );
+
+  app.delete(
+    '/api/me/sessions',
+    {
+      schema: {
+        tags,
+        summary: 'End every session of mine but this one',
+        response: { 200: endedSessionsOut },
+      },
+      config: { apiKey: false },
+    },
+    async (req) => {
+      const ended = await endOtherSessions(req.ctx);
+      if (ended.hashes.length > 0) app.sessionEnded({ userId: ended.userId, hashes: ended.hashes });
+      return { success: true as const, ended: ended.hashes.length };
+    },
+  );
+};

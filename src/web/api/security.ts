@@ -1,0 +1,20 @@
+/** My sessions, scoped API keys and, for administrators, the audit log (issue 19). */
+import { useQuery } from '@tanstack/react-query';
+import type { z } from 'zod';
+import type { sessionItemOut } from '../../shared/security.js';
+import { api } from './client';
+
+export type SessionItem = z.infer<typeof sessionItemOut>;
+
+export const sessionsKey = ['my-sessions'] as const;
+
+export const useMySessions = () =>
+  useQuery({ queryKey: sessionsKey, queryFn: () => api<SessionItem[]>('/api/me/sessions') });
+
+/** Ends one of my sessions (my own signs me out). */
+export const endMySession = (id: string) =>
+  api(`/api/me/sessions/${encodeURIComponent(id)}`, { method: 'DELETE' });
+
+/** Ends every session of mine but this one. */
+export const endMyOtherSessions = () =>
+  api<{ success: true; ended: number }>('/api/me/sessions', { method: 'DELETE' });
