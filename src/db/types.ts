@@ -33,9 +33,13 @@ export interface SessionsTable {
 export interface ApiKeysTable {
   id: string;
   user_id: string;
+  name: string;
+  /** `read` or `write`. */
+  scope: string;
   key_hash: string;
   created_at: string;
   last_used_at: string | null;
+  expires_at: string | null;
 }
 
 export interface SystemSettingsTable {

@@ -3,12 +3,12 @@ import type { UsersTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import { attemptLimiter, nameAccount, userAccount } from './attempts.js';
 import type { Actor, Ctx, Services, Tx } from './context.js';
-import { AppError, badRequest, forbidden, unauthorized } from './errors.js';
-import { newId, nowIso } from './ids.js';
+import { badRequest, forbidden, unauthorized } from './errors.js';
+import { newId } from './ids.js';
 import { verifyPassword } from './passwords.js';
 import { arg, runPrepared } from './prepared.js';
 import { readCache } from './read-cache.js';
-import { hashToken, newApiKey, newSessionToken } from './tokens.js';
+import { hashToken, newSessionToken } from './tokens.js';
 
 export interface NewSession {
   token: string;
@@ -152,49 +152,6 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
   return session;
 }
 
-/** Resolves a Bearer API key; 401 `Invalid API key` for a wrong or revoked key or an inactive user. */
-export async function resolveApiKey(s: Services, key: string): Promise<Actor> {
-  const keyHash = hashToken(key);
-  const row = await readCache(s.db).get(s, `api-key:${keyHash}`, async () => {
-    const [found] = await runPrepared(
-      s.db.kysely,
-      'api-key-resolve',
-      (db) =>
-        db
-          .selectFrom('api_keys')
-          .innerJoin('users', 'users.id', 'api_keys.user_id')
-          .select([
-            'api_keys.id as key_id',
-            'api_keys.last_used_at',
-            'users.id',
-            'users.is_active',
-            'users.is_system_admin',
-            'users.must_change_password',
-          ])
-          .where('api_keys.key_hash', '=', arg(0)),
-      [keyHash],
-    );
-    return found ?? null;
-  });
-  if (row?.is_active !== 1) throw new AppError(401, ERR.invalidApiKey);
-  const now = nowIso();
-  // Record use at most once a minute, so that reads stay reads.
-  if (!row.last_used_at || Date.parse(now) - Date.parse(row.last_used_at) > 60_000) {
-    await s.db.kysely
-      .updateTable('api_keys')
-      .set({ last_used_at: now })
-      .where('id', '=', row.key_id)
-      .execute();
-  }
-  return {
-    userId: row.id,
-    isSystemAdmin: row.is_system_admin === 1,
-    via: 'apiKey',
-    sessionId: null,
-    mustChangePassword: row.must_change_password === 1,
-  };
-}
-
 export async function deleteSessionByToken(s: Services, token: string): Promise<string | null> {
   const row = await s.db.kysely
     .deleteFrom('sessions')
@@ -207,40 +164,6 @@ export async function deleteSessionByToken(s: Services, token: string): Promise<
 /** Ends every session of a user (password change, disabling, deletion). */
 export async function endAllSessions(tx: Tx, userId: string): Promise<void> {
   await tx.deleteFrom('sessions').where('user_id', '=', userId).execute();
-}
-
-/** Creates the user's API key, replacing any earlier one; the key itself is returned only here. */
-export async function createApiKey(ctx: Ctx, userId: string) {
-  const apiKey = newApiKey();
-  const createdAt = nowIso();
-  await ctx.db.kysely.transaction().execute(async (tx) => {
-    await tx.deleteFrom('api_keys').where('user_id', '=', userId).execute();
-    await tx
-      .insertInto('api_keys')
-      .values({
-        id: newId(),
-        user_id: userId,
-        key_hash: hashToken(apiKey),
-        created_at: createdAt,
-        last_used_at: null,
-      })
-      .execute();
-  });
-  return { apiKey, createdAt };
-}
-
-export async function apiKeyStatus(ctx: Ctx, userId: string) {
-  const row = await ctx.db.kysely
-    .selectFrom('api_keys')
-    .select(['created_at', 'last_used_at'])
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return { hasKey: !!row, createdAt: row?.created_at ?? null, lastUsedAt: row?.last_used_at ?? null };
-}
-
-export async function revokeApiKey(ctx: Ctx, userId: string) {
-  await ctx.db.kysely.deleteFrom('api_keys').where('user_id', '=', userId).execute();
-  return { success: true as const };
 }
 
 /**

@@ -16,6 +16,8 @@ export interface Actor {
   sessionId: string | null;
   /** The user must change their password first: the API refuses everything else (403). */
   mustChangePassword?: boolean;
+  /** For an API key: what it may do (a read key may not write). */
+  keyScope?: 'read' | 'write';
 }
 
 export interface Logger {

@@ -457,11 +457,13 @@ export class StreamManager {
       const rows = await this.db
         .selectFrom('api_keys')
         .innerJoin('users', 'users.id', 'api_keys.user_id')
-        .select(['api_keys.key_hash as hash', 'users.is_active', 'users.is_system_admin'])
+        .select(['api_keys.key_hash as hash', 'api_keys.expires_at', 'users.is_active'])
         .where('api_keys.key_hash', 'in', hashes)
         .execute();
+      // A key never reads as a system administrator (src/domain/api-keys.ts).
       for (const r of rows) {
-        if (r.is_active === 1) valid.set(r.hash, { isSystemAdmin: r.is_system_admin === 1, expiresAt: null });
+        if (r.is_active === 1 && (r.expires_at === null || r.expires_at > now))
+          valid.set(r.hash, { isSystemAdmin: false, expiresAt: null });
       }
     }
     const projectStreams: Stream[] = [];

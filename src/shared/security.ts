@@ -15,3 +15,25 @@ export const sessionItemOut = z.object({
 export type SessionItemOut = z.infer<typeof sessionItemOut>;
 
 export const endedSessionsOut = z.object({ success: z.literal(true), ended: z.number().int() });
+
+export const KEY_SCOPES = ['read', 'write'] as const;
+
+/** POST /api/me/api-keys. */
+export const createApiKeyBody = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  scope: z.enum(KEY_SCOPES),
+  expiresInDays: z.number().int().min(1).max(3650).optional(),
+});
+
+/** One of my API keys (the key itself is never shown again). */
+export const apiKeyItemOut = z.object({
+  id: z.string(),
+  name: z.string(),
+  scope: z.enum(KEY_SCOPES),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+});
+
+/** The answer of POST /api/me/api-keys: the key, shown once. */
+export const createdApiKeyOut = apiKeyItemOut.omit({ lastUsedAt: true }).extend({ key: z.string() });

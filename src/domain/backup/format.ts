@@ -69,9 +69,13 @@ export const ROW_SCHEMAS = {
   api_keys: z.strictObject({
     id,
     user_id: id,
+    // Backups made before scoped keys (migration 011) hold one write key per user, named MCP.
+    name: text(100).min(1).default('MCP'),
+    scope: z.enum(['read', 'write']).default('write'),
     key_hash: text(1000).min(1),
     created_at: stamp,
     last_used_at: optStamp,
+    expires_at: optStamp.default(null),
   }),
   system_settings: z.strictObject({
     id,
@@ -300,10 +304,7 @@ export const UNIQUE_KEYS: Partial<
       of: (r) => (r.status === 'active' ? String(r.project_id) : null),
     },
   ],
-  api_keys: [
-    { name: 'user', of: (r) => String(r.user_id) },
-    { name: 'key', of: (r) => String(r.key_hash) },
-  ],
+  api_keys: [{ name: 'key', of: (r) => String(r.key_hash) }],
   ticket_links: [
     { name: 'link', of: (r) => `${r.source_ticket_id}\u0000${r.target_ticket_id}\u0000${r.link_type}` },
   ],

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
-import { resolveApiKey, resolveSession } from '../../domain/auth.js';
+import { resolveApiKey } from '../../domain/api-keys.js';
+import { resolveSession } from '../../domain/auth.js';
 import { type Ctx, requestCtx, type Services } from '../../domain/context.js';
 import { AppError } from '../../domain/errors.js';
 import { ERR } from '../../shared/errors.js';
@@ -152,6 +153,8 @@ async function authenticateRequest(
     throw new AppError(403, ERR.notWithApiKey);
   }
   if (level === 'admin' && !actor?.isSystemAdmin) throw new AppError(403, ERR.adminRequired);
+  if (actor?.keyScope === 'read' && STATE_CHANGING.has(request.method))
+    throw new AppError(403, ERR.readOnlyKey);
   // An account given a temporary password (a wipe, the command line, an administrator) acts only
   // after changing it: enforced here, not just by the web app (issue 19, finding 6).
   if (actor?.mustChangePassword && level !== 'optional' && !beforePasswordChange) {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { apiKeyStatus, createApiKey, revokeApiKey } from '../../domain/auth.js';
+import { apiKeyStatus, createApiKey, revokeApiKey } from '../../domain/api-keys.js';
 import { actorOf } from '../../domain/context.js';
 import { changeEmail, changePassword, deleteOwnAccount, getMe, updateMe } from '../../domain/users.js';
 import {

@@ -1,8 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { createScopedApiKey, listApiKeys, revokeScopedApiKey } from '../../domain/api-keys.js';
 import { endOtherSessions, endSession, listSessions } from '../../domain/sessions.js';
 import { idParam, successResponse } from '../../shared/common.js';
-import { endedSessionsOut, sessionItemOut } from '../../shared/security.js';
+import {
+  apiKeyItemOut,
+  createApiKeyBody,
+  createdApiKeyOut,
+  endedSessionsOut,
+  sessionItemOut,
+} from '../../shared/security.js';
 import { clearSessionCookie } from '../plugins/auth.js';
 
 const tags = ['Current user'];
@@ -56,5 +63,46 @@ export const securityRoutes: FastifyPluginAsyncZod = async (app) => {
       if (ended.hashes.length > 0) app.sessionEnded({ userId: ended.userId, hashes: ended.hashes });
       return { success: true as const, ended: ended.hashes.length };
     },
+  );
+
+  app.get(
+    '/api/me/api-keys',
+    {
+      schema: {
+        tags,
+        summary: 'My API keys (never the keys themselves)',
+        response: { 200: z.array(apiKeyItemOut) },
+      },
+      config: { apiKey: false },
+    },
+    async (req) => listApiKeys(req.ctx),
+  );
+
+  app.post(
+    '/api/me/api-keys',
+    {
+      schema: {
+        tags,
+        summary: 'Create an API key: read or write, optionally expiring (the key is shown once)',
+        body: createApiKeyBody,
+        response: { 201: createdApiKeyOut },
+      },
+      config: { apiKey: false },
+    },
+    async (req, reply) => reply.status(201).send(await createScopedApiKey(req.ctx, req.body)),
+  );
+
+  app.delete(
+    '/api/me/api-keys/:keyId',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke one of my API keys',
+        params: z.object({ keyId: idParam }),
+        response: { 200: successResponse },
+      },
+      config: { apiKey: false },
+    },
+    async (req) => revokeScopedApiKey(req.ctx, req.params.keyId),
   );
 };

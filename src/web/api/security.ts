@@ -1,7 +1,12 @@
 /** My sessions, scoped API keys and, for administrators, the audit log (issue 19). */
 import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
-import type { sessionItemOut } from '../../shared/security.js';
+import type {
+  apiKeyItemOut,
+  createApiKeyBody,
+  createdApiKeyOut,
+  sessionItemOut,
+} from '../../shared/security.js';
 import { api } from './client';
 
 export type SessionItem = z.infer<typeof sessionItemOut>;
@@ -18,3 +23,18 @@ export const endMySession = (id: string) =>
 /** Ends every session of mine but this one. */
 export const endMyOtherSessions = () =>
   api<{ success: true; ended: number }>('/api/me/sessions', { method: 'DELETE' });
+
+export type ApiKeyItem = z.infer<typeof apiKeyItemOut>;
+export type CreatedApiKey = z.infer<typeof createdApiKeyOut>;
+
+export const apiKeysKey = ['my-api-keys'] as const;
+
+export const useMyApiKeys = () =>
+  useQuery({ queryKey: apiKeysKey, queryFn: () => api<ApiKeyItem[]>('/api/me/api-keys') });
+
+/** Creates a key; the key itself is in this answer only. */
+export const createMyApiKey = (body: z.input<typeof createApiKeyBody>) =>
+  api<CreatedApiKey>('/api/me/api-keys', { method: 'POST', body });
+
+export const revokeMyApiKey = (id: string) =>
+  api(`/api/me/api-keys/${encodeURIComponent(id)}`, { method: 'DELETE' });

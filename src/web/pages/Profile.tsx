@@ -8,7 +8,7 @@ import { FormError, Section } from '../components/ProjectNav';
 import { useToast } from '../components/toast';
 import { Avatar, Button, Dialog, ErrorState, Field, Input, Skeleton } from '../components/ui';
 import { ApiKeySection, DeleteAccountSection, EmailSection, PasswordSection } from './profile-access';
-import { SessionsSection } from './profile-security';
+import { ApiKeysSection, SessionsSection } from './profile-security';
 import { PageHeader } from './projects';
 
 /** Keeps the shell's signed-in user in step with the profile. */
@@ -41,6 +41,7 @@ export function ProfilePage() {
             <PasswordSection />
             <SessionsSection />
             <ApiKeySection />
+            <ApiKeysSection />
             <DeleteAccountSection />
           </div>
         )}

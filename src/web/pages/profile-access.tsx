@@ -250,7 +250,7 @@ export function ApiKeySection() {
   return (
     <Section
       title="API key for AI assistants"
-      description="One key per account lets an assistant act as you through the tool server. It is shown once."
+      description="The write key named MCP lets an assistant act as you through the tool server. It is shown once."
     >
       {status.isPending && <Skeleton className="h-6 w-64" />}
       {status.isError && <FormError error={errorText(status.error)} />}
