@@ -64,6 +64,7 @@ const schema = z.object({
   DOCKET_LOGIN_ADDRESS_LIMIT: int(1, 1_000_000).default(50),
   DOCKET_UPLOAD_QUOTA_BYTES: int(0, 1024 ** 5).default(2 * 1024 ** 3),
   DOCKET_REQUEST_TIMEOUT_SECONDS: int(1, 86_400).default(300),
+  DOCKET_AUDIT_DAYS: int(1, 36_500).default(365),
   DOCKET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -98,6 +99,8 @@ export interface Config {
   uploadQuotaBytes: number;
   /** Longest time to receive a whole request (headers and body): a half-sent body ends then. */
   requestTimeoutSeconds: number;
+  /** Days the audit log keeps an entry. */
+  auditDays: number;
   logLevel: string;
   /** PostgreSQL schema (tests only). */
   pgSchema?: string;
@@ -144,6 +147,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginAddressLimit: e.DOCKET_LOGIN_ADDRESS_LIMIT,
     uploadQuotaBytes: e.DOCKET_UPLOAD_QUOTA_BYTES,
     requestTimeoutSeconds: e.DOCKET_REQUEST_TIMEOUT_SECONDS,
+    auditDays: e.DOCKET_AUDIT_DAYS,
     logLevel: e.DOCKET_LOG_LEVEL,
   };
 }

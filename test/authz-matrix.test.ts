@@ -84,6 +84,7 @@ const EXPECT: Record<string, Row> = {
   'PATCH /api/admin/users/:userId': SYSTEM_ADMIN(200),
   'DELETE /api/admin/users/:userId': SYSTEM_ADMIN(200),
   'GET /api/admin/settings': SYSTEM_ADMIN(200),
+  'GET /api/admin/audit': SYSTEM_ADMIN(200),
   'PATCH /api/admin/settings': SYSTEM_ADMIN(200),
   'POST /api/admin/database/export': SYSTEM_ADMIN(200),
   'POST /api/admin/database/import': SYSTEM_ADMIN(400), // wrong confirmPassword: past the gate

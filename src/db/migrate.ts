@@ -4,6 +4,7 @@ import * as m001 from './migrations/001_initial.js';
 import * as m002 from './migrations/002_sprint_started_at.js';
 import * as m010 from './migrations/010_session_details.js';
 import * as m011 from './migrations/011_scoped_api_keys.js';
+import * as m012 from './migrations/012_audit_log.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '002_sprint_started_at': m002,
   '010_session_details': m010,
   '011_scoped_api_keys': m011,
+  '012_audit_log': m012,
 };
 
 const MIGRATION_LOCK = 727_070_001;

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ERR } from '../shared/errors.js';
 import type { createApiKeyBody } from '../shared/security.js';
+import { audit } from './audit.js';
 import { type Actor, actorOf, type Ctx, type Services } from './context.js';
 import { AppError, badRequest, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
@@ -127,6 +128,11 @@ export async function createScopedApiKey(ctx: Ctx, body: z.infer<typeof createAp
       .executeTakeFirst();
     if (Number(n?.n ?? 0) >= MAX_KEYS_PER_USER) throw badRequest(`At most ${MAX_KEYS_PER_USER} API keys`);
     await tx.insertInto('api_keys').values(row).execute();
+    await audit(tx, ctx, {
+      action: 'api_key.created',
+      target: { type: 'api_key', id: row.id },
+      details: { name: row.name, scope: row.scope, expiresAt: row.expires_at },
+    });
   });
   const { lastUsedAt: _unused, ...shown } = present(row);
   return { ...shown, key };
@@ -134,12 +140,21 @@ export async function createScopedApiKey(ctx: Ctx, body: z.infer<typeof createAp
 
 /** Revokes one of my keys (404 for anyone else's). */
 export async function revokeScopedApiKey(ctx: Ctx, keyId: string) {
-  const row = await ctx.db.kysely
-    .deleteFrom('api_keys')
-    .where('id', '=', keyId.toLowerCase())
-    .where('user_id', '=', actorOf(ctx).userId)
-    .returning('id')
-    .executeTakeFirst();
+  const row = await ctx.db.kysely.transaction().execute(async (tx) => {
+    const found = await tx
+      .deleteFrom('api_keys')
+      .where('id', '=', keyId.toLowerCase())
+      .where('user_id', '=', actorOf(ctx).userId)
+      .returning(['id', 'name'])
+      .executeTakeFirst();
+    if (found)
+      await audit(tx, ctx, {
+        action: 'api_key.revoked',
+        target: { type: 'api_key', id: found.id },
+        details: { name: found.name },
+      });
+    return found;
+  });
   if (!row) throw notFound(ERR.apiKeyNotFound);
   return { success: true as const };
 }
@@ -150,10 +165,16 @@ export async function createApiKey(ctx: Ctx, userId: string) {
   const createdAt = nowIso();
   await ctx.db.kysely.transaction().execute(async (tx) => {
     await tx.deleteFrom('api_keys').where('user_id', '=', userId).where('name', '=', MCP_KEY_NAME).execute();
+    const id = newId();
+    await audit(tx, ctx, {
+      action: 'api_key.created',
+      target: { type: 'api_key', id },
+      details: { name: MCP_KEY_NAME, scope: 'write', expiresAt: null },
+    });
     await tx
       .insertInto('api_keys')
       .values({
-        id: newId(),
+        id,
         user_id: userId,
         name: MCP_KEY_NAME,
         scope: 'write',
@@ -179,10 +200,19 @@ export async function apiKeyStatus(ctx: Ctx, userId: string) {
 }
 
 export async function revokeApiKey(ctx: Ctx, userId: string) {
-  await ctx.db.kysely
-    .deleteFrom('api_keys')
-    .where('user_id', '=', userId)
-    .where('name', '=', MCP_KEY_NAME)
-    .execute();
+  await ctx.db.kysely.transaction().execute(async (tx) => {
+    const gone = await tx
+      .deleteFrom('api_keys')
+      .where('user_id', '=', userId)
+      .where('name', '=', MCP_KEY_NAME)
+      .returning('id')
+      .execute();
+    for (const k of gone)
+      await audit(tx, ctx, {
+        action: 'api_key.revoked',
+        target: { type: 'api_key', id: k.id },
+        details: { name: MCP_KEY_NAME },
+      });
+  });
   return { success: true as const };
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { UsersTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import { attemptLimiter, nameAccount, userAccount } from './attempts.js';
+import { audit } from './audit.js';
 import type { Actor, Ctx, Services, Tx } from './context.js';
 import { badRequest, forbidden, unauthorized } from './errors.js';
 import { newId } from './ids.js';
@@ -61,15 +62,31 @@ export async function checkCredentials(ctx: Ctx, login: string, password: string
   const user = await findUserByLogin(ctx.db.kysely, login);
   const attempt = attemptLimiter(ctx).begin(user ? userAccount(user.id) : nameAccount(login), ctx.address);
   const ok = await verifyPassword(user?.password_hash, password);
-  if (user && user.is_active !== 1) throw forbidden(ERR.accountDisabled);
-  if (!user || !ok) throw unauthorized(ERR.invalidCredentials);
+  const failed = (reason: string) =>
+    audit(ctx.db.kysely, ctx, {
+      action: 'auth.login_failed',
+      actor: user ? { id: user.id, name: user.username } : null,
+      details: { login: login.trim().slice(0, 320), reason },
+    });
+  if (user && user.is_active !== 1) {
+    await failed('disabled');
+    throw forbidden(ERR.accountDisabled);
+  }
+  if (!user || !ok) {
+    await failed(user ? 'password' : 'unknown user');
+    throw unauthorized(ERR.invalidCredentials);
+  }
   attempt.succeeded();
   return user;
 }
 
 export async function login(ctx: Ctx, loginName: string, password: string) {
   const user = await checkCredentials(ctx, loginName, password);
-  const session = await createSession(ctx, ctx.db.kysely, user.id);
+  const session = await ctx.db.kysely.transaction().execute(async (tx) => {
+    const created = await createSession(ctx, tx, user.id);
+    await audit(tx, ctx, { action: 'auth.login', actor: { id: user.id, name: user.username } });
+    return created;
+  });
   return { user, session };
 }
 
@@ -152,13 +169,16 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
   return session;
 }
 
-export async function deleteSessionByToken(s: Services, token: string): Promise<string | null> {
-  const row = await s.db.kysely
-    .deleteFrom('sessions')
-    .where('token_hash', '=', hashToken(token))
-    .returning('user_id')
-    .executeTakeFirst();
-  return row?.user_id ?? null;
+export async function deleteSessionByToken(ctx: Ctx, token: string): Promise<string | null> {
+  return ctx.db.kysely.transaction().execute(async (tx) => {
+    const row = await tx
+      .deleteFrom('sessions')
+      .where('token_hash', '=', hashToken(token))
+      .returning('user_id')
+      .executeTakeFirst();
+    if (row) await audit(tx, ctx, { action: 'auth.logout', actor: { id: row.user_id } });
+    return row?.user_id ?? null;
+  });
 }
 
 /** Ends every session of a user (password change, disabling, deletion). */

@@ -3,6 +3,7 @@ import type { ColumnsTable, ProjectsTable, TicketsTable } from '../db/types.js';
 import { removeStoredFiles } from '../files/uploads.js';
 import type { bulkUpdateBody, CreateTicketBody, UpdateTicketBody } from '../shared/tickets.js';
 import { projectAccess, ticketInProject } from './access.js';
+import { auditMany } from './audit.js';
 import { compactTicketPositions, lockBoard, shiftPositions } from './board-positions.js';
 import { actorOf, type Ctx, type Emit, type Tx, transact } from './context.js';
 import { invalidField } from './errors.js';
@@ -457,12 +458,32 @@ async function removeTickets(
   return files.map((f) => f.stored_name);
 }
 
+/** One audit entry per deleted ticket, with its key and title (they are gone after). */
+function auditTicketDeletions(
+  tx: Tx,
+  ctx: Ctx,
+  project: ProjectsTable,
+  tickets: TicketsTable[],
+  bulk = false,
+) {
+  return auditMany(
+    tx,
+    ctx,
+    tickets.map((t) => ({
+      action: 'ticket.deleted' as const,
+      target: { type: 'ticket', id: t.id },
+      details: { key: `${project.key}-${t.number}`, title: t.title, ...(bulk ? { bulk: true } : {}) },
+    })),
+  );
+}
+
 export async function deleteTicket(ctx: Ctx, projectRef: string, ticketRef: string) {
   const actor = actorOf(ctx);
   const files = await transact(ctx, async (tx, emit) => {
     const { project } = await projectAccess(ctx, tx, projectRef);
     await lockBoard(ctx, tx, project.id);
     const ticket = await ticketInProject(tx, project, ticketRef);
+    await auditTicketDeletions(tx, ctx, project, [ticket]);
     return removeTickets(tx, emit, project, [ticket], actor.userId);
   });
   await removeStoredFiles(ctx, 'attachments', files);
@@ -475,6 +496,7 @@ export async function bulkDeleteTickets(ctx: Ctx, projectRef: string, ticketIds:
     const { project } = await projectAccess(ctx, tx, projectRef);
     await lockBoard(ctx, tx, project.id);
     const tickets = await ticketsForBulk(tx, project, ticketIds);
+    await auditTicketDeletions(tx, ctx, project, tickets, true);
     return { files: await removeTickets(tx, emit, project, tickets, actor.userId), deleted: tickets.length };
   });
   await removeStoredFiles(ctx, 'attachments', files);

@@ -14,6 +14,7 @@ import pino from 'pino';
 import type { Config } from '../config.js';
 import { connect, type Db } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
+import { pruneAudit } from '../domain/audit.js';
 import type { Services } from '../domain/context.js';
 import { setPasswordHashing } from '../domain/passwords.js';
 import { ensureSettings } from '../domain/settings.js';
@@ -226,5 +227,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   }
 
   await ensureBootstrapAdmin(services);
+  // The audit log keeps DOCKET_AUDIT_DAYS: pruned at start and every hour.
+  const pruneAuditLog = () =>
+    pruneAudit(services).catch((err) => services.log.warn({ err }, 'pruning the audit log failed'));
+  await pruneAuditLog();
+  const auditPruner = setInterval(pruneAuditLog, 3_600_000);
+  auditPruner.unref();
+  app.addHook('onClose', async () => clearInterval(auditPruner));
   return app;
 }

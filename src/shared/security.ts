@@ -37,3 +37,27 @@ export const apiKeyItemOut = z.object({
 
 /** The answer of POST /api/me/api-keys: the key, shown once. */
 export const createdApiKeyOut = apiKeyItemOut.omit({ lastUsedAt: true }).extend({ key: z.string() });
+
+/** GET /api/admin/audit query. */
+export const auditQuery = z.strictObject({
+  /** A user id or username. */
+  actor: z.string().min(1).max(100).optional(),
+  /** An action, or a prefix ending in `*` (`admin.*`). */
+  action: z.string().min(1).max(100).optional(),
+  since: z.iso.datetime({ offset: true }).optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+  cursor: z.string().min(1).max(64).optional(),
+});
+export type AuditQuery = z.infer<typeof auditQuery>;
+
+export const auditEntryOut = z.object({
+  id: z.string(),
+  at: z.string(),
+  actor: z.object({ id: z.string(), username: z.string().nullable() }).nullable(),
+  action: z.string(),
+  target: z.object({ type: z.string(), id: z.string().nullable() }).nullable(),
+  address: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()).nullable(),
+});
+
+export const auditPageOut = z.object({ items: z.array(auditEntryOut), nextCursor: z.string().nullable() });

@@ -6,12 +6,14 @@ import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage
  * The backup format: `{format: "docket-backup", version, exportedAt, data: {<table>: [rows]},
  * files: {avatars|attachments|files: {<stored name>: <base64>}}}`. Rows are the database rows as
  * they are stored (snake_case columns, 0/1 booleans, JSON text lists), password hashes included.
- * Sessions and the event log are not part of a backup (docs/decisions/018-backup-restore-wipe.md).
+ * Sessions and the event log are not part of a backup (docs/decisions/018-backup-restore-wipe.md),
+ * nor is the audit log: it is this instance's own record, which a restore must not rewrite; it is
+ * kept through restores and wipes (docs/decisions/035-security.md).
  */
 export const BACKUP_FORMAT = 'docket-backup';
 export const BACKUP_VERSION = 1;
 
-export type BackupTable = Exclude<keyof Database, 'sessions' | 'events'>;
+export type BackupTable = Exclude<keyof Database, 'sessions' | 'events' | 'audit_log'>;
 
 /** The tables in a backup, parents first (the insert order; deletes run in reverse). */
 export const BACKUP_TABLES = [

@@ -1,10 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createScopedApiKey, listApiKeys, revokeScopedApiKey } from '../../domain/api-keys.js';
+import { listAudit } from '../../domain/audit.js';
 import { endOtherSessions, endSession, listSessions } from '../../domain/sessions.js';
 import { idParam, successResponse } from '../../shared/common.js';
 import {
   apiKeyItemOut,
+  auditPageOut,
+  auditQuery,
   createApiKeyBody,
   createdApiKeyOut,
   endedSessionsOut,
@@ -14,7 +17,10 @@ import { clearSessionCookie } from '../plugins/auth.js';
 
 const tags = ['Current user'];
 
-/** My sessions (issue 19): listed, ended one by one, or all but this one. Not with an API key. */
+/**
+ * Account security (issue 19): my sessions and my API keys (not with an API key), and the audit log
+ * for system administrators.
+ */
 export const securityRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/me/sessions',
@@ -104,5 +110,20 @@ export const securityRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { apiKey: false },
     },
     async (req) => revokeScopedApiKey(req.ctx, req.params.keyId),
+  );
+
+  app.get(
+    '/api/admin/audit',
+    {
+      schema: {
+        tags: ['Administration'],
+        summary:
+          'The audit log, newest first: filter by actor (id or username), action (or prefix*), since; page with cursor',
+        querystring: auditQuery,
+        response: { 200: auditPageOut },
+      },
+      config: { auth: 'admin', apiKey: false },
+    },
+    async (req) => listAudit(req.ctx, req.query),
   );
 };
