@@ -3,6 +3,8 @@ import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
 import type {
   apiKeyItemOut,
+  auditEntryOut,
+  auditPageOut,
   createApiKeyBody,
   createdApiKeyOut,
   sessionItemOut,
@@ -38,3 +40,15 @@ export const createMyApiKey = (body: z.input<typeof createApiKeyBody>) =>
 
 export const revokeMyApiKey = (id: string) =>
   api(`/api/me/api-keys/${encodeURIComponent(id)}`, { method: 'DELETE' });
+
+export type AuditEntry = z.infer<typeof auditEntryOut>;
+export type AuditPage = z.infer<typeof auditPageOut>;
+
+/** One page of the audit log (administrators). */
+export const fetchAuditPage = (filters: { actor?: string; action?: string; cursor?: string | null }) => {
+  const q = new URLSearchParams({ limit: '50' });
+  if (filters.actor) q.set('actor', filters.actor);
+  if (filters.action) q.set('action', filters.action);
+  if (filters.cursor) q.set('cursor', filters.cursor);
+  return api<AuditPage>(`/api/admin/audit?${q}`);
+};

@@ -208,7 +208,7 @@ export function ApiKeysSection() {
         </ul>
       )}
       <form onSubmit={create} className="grid gap-3 sm:grid-cols-3">
-        <Field label="Name">
+        <Field label="Key name">
           {(id) => <Input id={id} value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />}
         </Field>
         <Field label="Scope">
