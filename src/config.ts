@@ -5,9 +5,6 @@ import { z } from 'zod';
 /** How new passwords are hashed: `standard` in production, `test` (cheap) in the test suite only. */
 export type PasswordHashing = 'standard' | 'test';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const int = (min: number, max: number) =>
   z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(min).max(max);
 
@@ -40,10 +37,43 @@ const schema = z.object({
     .default(30),
   DOCKET_BODY_LIMIT_BYTES: int(1024, 1024 ** 3).default(1_048_576),
   DOCKET_BACKUP_MAX_BYTES: int(1024, 1024 ** 4).default(20 * 1024 ** 3),
-  DOCKET_TRUST_PROXY: bool.default(false),
   DOCKET_READ_CACHE_MB: int(0, 4096).default(16),
+  DOCKET_TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v, c): TrustProxy => {
+      const t = v.trim().toLowerCase();
+      if (['false', 'no', '0', ''].includes(t)) return false;
+      // `true` trusts the one proxy in front: the address it saw, never a client-written one.
+      if (['true', 'yes'].includes(t)) return 1;
+      if (/^\d+$/.test(t)) return Math.min(Number(t), 100);
+      const list = t
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean);
+      if (
+        list.length > 0 &&
+        list.every((a) => /^[0-9a-f.:]+(\/\d{1,3})?$/.test(a) || /^(loopback|linklocal|uniquelocal)$/.test(a))
+      )
+        return list;
+      c.addIssue({
+        code: 'custom',
+        message: 'must be false, a number of proxy hops, or proxy addresses (comma-separated, CIDR allowed)',
+      });
+      return z.NEVER;
+    }),
+  DOCKET_LOGIN_ADDRESS_LIMIT: int(1, 1_000_000).default(50),
+  DOCKET_UPLOAD_QUOTA_BYTES: int(0, 1024 ** 5).default(2 * 1024 ** 3),
+  DOCKET_REQUEST_TIMEOUT_SECONDS: int(1, 86_400).default(300),
+  DOCKET_AUDIT_DAYS: int(1, 36_500).default(365),
   DOCKET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
+
+/**
+ * Which proxies are trusted to name the client (X-Forwarded-For, -Proto, -Host): none, the last
+ * N hops, or these addresses. The client's address is the first one not written by a trusted proxy.
+ */
+export type TrustProxy = false | number | string[];
 
 export interface Config {
   port: number;
@@ -63,7 +93,15 @@ export interface Config {
   bodyLimitBytes: number;
   /** Largest backup file accepted by POST /api/admin/database/import. */
   backupMaxBytes: number;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
+  /** Password attempts per client address per window, over all accounts (src/domain/attempts.ts). */
+  loginAddressLimit: number;
+  /** Bytes of attachments and uploaded files one user may store; 0 for no quota. */
+  uploadQuotaBytes: number;
+  /** Longest time to receive a whole request (headers and body): a half-sent body ends then. */
+  requestTimeoutSeconds: number;
+  /** Days the audit log keeps an entry. */
+  auditDays: number;
   logLevel: string;
   /** Bytes the read cache may hold (0: off). */
   readCacheBytes: number;
@@ -109,6 +147,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.DOCKET_BODY_LIMIT_BYTES,
     backupMaxBytes: e.DOCKET_BACKUP_MAX_BYTES,
     trustProxy: e.DOCKET_TRUST_PROXY,
+    loginAddressLimit: e.DOCKET_LOGIN_ADDRESS_LIMIT,
+    uploadQuotaBytes: e.DOCKET_UPLOAD_QUOTA_BYTES,
+    requestTimeoutSeconds: e.DOCKET_REQUEST_TIMEOUT_SECONDS,
+    auditDays: e.DOCKET_AUDIT_DAYS,
     logLevel: e.DOCKET_LOG_LEVEL,
     readCacheBytes: e.DOCKET_READ_CACHE_MB * 1024 * 1024,
   };

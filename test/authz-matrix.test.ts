@@ -14,9 +14,10 @@ import { makePng, multipartBody } from './helpers/files.js';
  * cannot be forgotten.
  *
  * nonMember is signed in but not in the project; projAdmin has the admin role in it; sysAdmin is a
- * system administrator who is not a member (acts as owner); apiKey is the key of another system
- * administrator who is not a member either (accepted wherever a session is, except the routes that
- * refuse keys).
+ * system administrator who is not a member (acts as owner); apiKey is the write key of another
+ * system administrator who is not a member either: accepted wherever a session is, except the
+ * routes that refuse keys, and never with system-administrator powers over projects (issue 19), so
+ * it reads the shared project as missing.
  */
 const ACTORS = ['anonymous', 'nonMember', 'member', 'projAdmin', 'owner', 'sysAdmin', 'apiKey'] as const;
 type Actor = (typeof ACTORS)[number];
@@ -27,9 +28,9 @@ const ALL_200: Row = [200, 200, 200, 200, 200, 200, 200];
 const SIGNED_IN = (ok: number): Row => [401, ok, ok, ok, ok, ok, ok];
 const SESSION_ONLY = (ok: number): Row => [401, ok, ok, ok, ok, ok, 403];
 const SYSTEM_ADMIN = (ok: number): Row => [401, 403, 403, 403, 403, ok, 403];
-const PROJECT_MEMBER = (ok: number): Row => [401, 404, ok, ok, ok, ok, ok];
-const PROJECT_ADMIN = (ok: number): Row => [401, 404, 403, ok, ok, ok, ok];
-const PROJECT_OWNER = (ok: number): Row => [401, 404, 403, 403, ok, ok, ok];
+const PROJECT_MEMBER = (ok: number): Row => [401, 404, ok, ok, ok, ok, 404];
+const PROJECT_ADMIN = (ok: number): Row => [401, 404, 403, ok, ok, ok, 404];
+const PROJECT_OWNER = (ok: number): Row => [401, 404, 403, 403, ok, ok, 404];
 
 /** The expectation table: `METHOD url` of every route, one status per actor. HEAD uses its GET row. */
 const EXPECT: Record<string, Row> = {
@@ -62,6 +63,12 @@ const EXPECT: Record<string, Row> = {
   'POST /api/me/mcp-key': SESSION_ONLY(201),
   'GET /api/me/mcp-key': SESSION_ONLY(200),
   'DELETE /api/me/mcp-key': SESSION_ONLY(200),
+  'GET /api/me/sessions': SESSION_ONLY(200),
+  'DELETE /api/me/sessions/:sessionId': SESSION_ONLY(200), // another session of the same user
+  'DELETE /api/me/sessions': SESSION_ONLY(200),
+  'GET /api/me/api-keys': SESSION_ONLY(200),
+  'POST /api/me/api-keys': SESSION_ONLY(201),
+  'DELETE /api/me/api-keys/:keyId': SESSION_ONLY(200), // a key of the same user
   'POST /api/me/avatar': SIGNED_IN(200),
   'DELETE /api/me/avatar': SIGNED_IN(200),
   'GET /api/users': SIGNED_IN(200),
@@ -77,6 +84,7 @@ const EXPECT: Record<string, Row> = {
   'PATCH /api/admin/users/:userId': SYSTEM_ADMIN(200),
   'DELETE /api/admin/users/:userId': SYSTEM_ADMIN(200),
   'GET /api/admin/settings': SYSTEM_ADMIN(200),
+  'GET /api/admin/audit': SYSTEM_ADMIN(200),
   'PATCH /api/admin/settings': SYSTEM_ADMIN(200),
   'POST /api/admin/database/export': SYSTEM_ADMIN(200),
   'POST /api/admin/database/import': SYSTEM_ADMIN(400), // wrong confirmPassword: past the gate
@@ -117,7 +125,7 @@ const EXPECT: Record<string, Row> = {
   'GET /api/projects/:projectId/tickets/:ticketId/comments': PROJECT_MEMBER(200),
   'POST /api/projects/:projectId/tickets/:ticketId/comments': PROJECT_MEMBER(201),
   // The comment belongs to projAdmin: only its author edits it; its author or an admin/owner deletes it.
-  'PATCH /api/projects/:projectId/tickets/:ticketId/comments/:commentId': [401, 404, 403, 200, 403, 403, 403],
+  'PATCH /api/projects/:projectId/tickets/:ticketId/comments/:commentId': [401, 404, 403, 200, 403, 403, 404],
   'DELETE /api/projects/:projectId/tickets/:ticketId/comments/:commentId': PROJECT_ADMIN(200),
   'GET /api/projects/:projectId/tickets/:ticketId/attachments': PROJECT_MEMBER(200),
   'POST /api/projects/:projectId/tickets/:ticketId/attachments': PROJECT_MEMBER(201),
@@ -245,6 +253,24 @@ const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?
       headers: { accept: 'application/json, text/event-stream' },
     }),
     'PATCH /api/me': async () => ({ json: { name: 'Renamed' } }),
+    'POST /api/me/api-keys': async () => ({ json: { name: 'ci', scope: 'read' } }),
+    'DELETE /api/me/api-keys/:keyId': async (actor) => {
+      const who = actor in users ? users[actor as 'member'] : users.spare;
+      const key = await ok(await who.post('/api/me/api-keys', { name: 'doomed', scope: 'write' }), 201);
+      return { params: { keyId: key.id } };
+    },
+    'DELETE /api/me/sessions/:sessionId': async (actor) => {
+      const who = actor in users ? users[actor as 'member'] : users.spare;
+      await signIn(t.app, who.username);
+      const row = await t.app.services.db.kysely
+        .selectFrom('sessions')
+        .select('id')
+        .where('user_id', '=', who.userId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
+      return { params: { sessionId: row.id } };
+    },
     'PATCH /api/me/email': async () => ({
       json: { email: `${unique('e')}@example.com`, password: PASSWORD },
     }),

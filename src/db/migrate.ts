@@ -3,6 +3,9 @@ import type { Db } from './connect.js';
 import * as m001 from './migrations/001_initial.js';
 import * as m002 from './migrations/002_sprint_started_at.js';
 import * as m003 from './migrations/003_board_ranks.js';
+import * as m010 from './migrations/010_session_details.js';
+import * as m011 from './migrations/011_scoped_api_keys.js';
+import * as m012 from './migrations/012_audit_log.js';
 import * as m020 from './migrations/020_sprint_names_unique.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
@@ -12,6 +15,9 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '001_initial': m001,
   '002_sprint_started_at': m002,
   '003_board_ranks': m003,
+  '010_session_details': m010,
+  '011_scoped_api_keys': m011,
+  '012_audit_log': m012,
   '020_sprint_names_unique': m020,
 };
 

@@ -25,14 +25,21 @@ export interface SessionsTable {
   token_hash: string;
   created_at: string;
   expires_at: string;
+  last_used_at: string | null;
+  user_agent: string | null;
+  address: string | null;
 }
 
 export interface ApiKeysTable {
   id: string;
   user_id: string;
+  name: string;
+  /** `read` or `write`. */
+  scope: string;
   key_hash: string;
   created_at: string;
   last_used_at: string | null;
+  expires_at: string | null;
 }
 
 export interface SystemSettingsTable {
@@ -243,6 +250,21 @@ export interface Database {
   ticket_history: TicketHistoryTable;
   sprint_ticket_history: SprintTicketHistoryTable;
   events: EventsTable;
+  audit_log: AuditLogTable;
+}
+
+/** The audit log (migration 012): appended in the change's transaction, never updated. */
+export interface AuditLogTable {
+  id: string;
+  at: string;
+  actor_id: string | null;
+  actor_name: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  address: string | null;
+  /** JSON object text, or null. */
+  details: string | null;
 }
 
 /** Tables in dependency order (parents first): used by backup, restore and wipe. */
@@ -267,4 +289,5 @@ export const TABLES_IN_ORDER = [
   'ticket_history',
   'sprint_ticket_history',
   'events',
+  'audit_log',
 ] as const satisfies readonly (keyof Database)[];

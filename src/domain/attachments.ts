@@ -81,7 +81,7 @@ export async function addAttachment(ctx: Ctx, projectRef: string, ticketRef: str
   if ((await countAttachments(db, ticket.id)) >= settings.maxAttachmentsPerTicket)
     throw badRequest(ERR.attachmentLimit);
 
-  const file = await receiveChecked(ctx, source, uploadRules(settings));
+  const file = await receiveChecked(ctx, source, uploadRules(settings), true);
   return storeReceived(ctx.files, file, 'attachments', (storedName) =>
     transact(ctx, async (tx, emit) => {
       if (!(await lockTicket(ctx, tx, ticket.id))) throw notFound(ERR.ticketNotFound);

@@ -1,21 +1,30 @@
 import { sql } from 'kysely';
 import type { UsersTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
+import { attemptLimiter, nameAccount, userAccount } from './attempts.js';
+import { audit } from './audit.js';
 import type { Actor, Ctx, Services, Tx } from './context.js';
-import { AppError, badRequest, forbidden, unauthorized } from './errors.js';
-import { newId, nowIso } from './ids.js';
+import { badRequest, forbidden, unauthorized } from './errors.js';
+import { newId } from './ids.js';
 import { verifyPassword } from './passwords.js';
 import { arg, runPrepared } from './prepared.js';
 import { readCache } from './read-cache.js';
-import { hashToken, newApiKey, newSessionToken } from './tokens.js';
+import { hashToken, newSessionToken } from './tokens.js';
 
 export interface NewSession {
   token: string;
   expires: string;
 }
 
-/** Creates a session and returns its token (only the hash is stored). */
-export async function createSession(s: Services, tx: Tx, userId: string): Promise<NewSession> {
+/**
+ * Creates a session and returns its token (only the hash is stored), with the browser and address
+ * that signed in when the context has them (shown in GET /api/me/sessions).
+ */
+export async function createSession(
+  s: Services & { address?: string | null; userAgent?: string | null },
+  tx: Tx,
+  userId: string,
+): Promise<NewSession> {
   const token = newSessionToken();
   const now = new Date();
   const expires = new Date(now.getTime() + s.config.sessionDays * 86_400_000).toISOString();
@@ -27,6 +36,9 @@ export async function createSession(s: Services, tx: Tx, userId: string): Promis
       token_hash: hashToken(token),
       created_at: now.toISOString(),
       expires_at: expires,
+      last_used_at: now.toISOString(),
+      user_agent: s.userAgent ?? null,
+      address: s.address ?? null,
     })
     .execute();
   return { token, expires };
@@ -41,18 +53,40 @@ export async function findUserByLogin(tx: Tx, login: string): Promise<UsersTable
     .executeTakeFirst();
 }
 
-/** Checks credentials: 401 for wrong ones, 403 for a disabled account. */
-export async function checkCredentials(s: Services, login: string, password: string): Promise<UsersTable> {
-  const user = await findUserByLogin(s.db.kysely, login);
+/**
+ * Checks credentials: 401 for wrong ones; 403 for a disabled account whatever the password (the
+ * answer tells nothing about the password of a disabled account). The attempt is counted before
+ * the hash check, per account and per address (src/domain/attempts.ts).
+ */
+export async function checkCredentials(ctx: Ctx, login: string, password: string): Promise<UsersTable> {
+  const user = await findUserByLogin(ctx.db.kysely, login);
+  const attempt = attemptLimiter(ctx).begin(user ? userAccount(user.id) : nameAccount(login), ctx.address);
   const ok = await verifyPassword(user?.password_hash, password);
-  if (!user || !ok) throw unauthorized(ERR.invalidCredentials);
-  if (user.is_active !== 1) throw forbidden(ERR.accountDisabled);
+  const failed = (reason: string) =>
+    audit(ctx.db.kysely, ctx, {
+      action: 'auth.login_failed',
+      actor: user ? { id: user.id, name: user.username } : null,
+      details: { login: login.trim().slice(0, 320), reason },
+    });
+  if (user && user.is_active !== 1) {
+    await failed('disabled');
+    throw forbidden(ERR.accountDisabled);
+  }
+  if (!user || !ok) {
+    await failed(user ? 'password' : 'unknown user');
+    throw unauthorized(ERR.invalidCredentials);
+  }
+  attempt.succeeded();
   return user;
 }
 
-export async function login(s: Services, loginName: string, password: string) {
-  const user = await checkCredentials(s, loginName, password);
-  const session = await createSession(s, s.db.kysely, user.id);
+export async function login(ctx: Ctx, loginName: string, password: string) {
+  const user = await checkCredentials(ctx, loginName, password);
+  const session = await ctx.db.kysely.transaction().execute(async (tx) => {
+    const created = await createSession(ctx, tx, user.id);
+    await audit(tx, ctx, { action: 'auth.login', actor: { id: user.id, name: user.username } });
+    return created;
+  });
   return { user, session };
 }
 
@@ -66,6 +100,7 @@ export interface ResolvedSession {
 interface KeptSession extends ResolvedSession {
   sessionId: string;
   expiresAt: number;
+  lastUsedAt: number;
   active: boolean;
 }
 
@@ -88,23 +123,29 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
             .selectFrom('sessions')
             .innerJoin('users', 'users.id', 'sessions.user_id')
             .selectAll('users')
-            .select(['sessions.id as session_id', 'sessions.expires_at as session_expires'])
+            .select([
+              'sessions.id as session_id',
+              'sessions.expires_at as session_expires',
+              'sessions.last_used_at as session_used',
+            ])
             .where('sessions.token_hash', '=', arg(0)),
         [tokenHash],
       );
       if (!found) return null;
-      const { session_id, session_expires, ...user } = found;
+      const { session_id, session_expires, session_used, ...user } = found;
       return {
         actor: {
           userId: user.id,
           isSystemAdmin: user.is_system_admin === 1,
           via: 'session',
           sessionId: session_id,
+          mustChangePassword: user.must_change_password === 1,
         },
         user,
         expires: session_expires,
         sessionId: session_id,
         expiresAt: Date.parse(session_expires),
+        lastUsedAt: session_used ? Date.parse(session_used) : 0,
         active: user.is_active === 1,
       };
     },
@@ -114,52 +155,30 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
     await s.db.kysely.deleteFrom('sessions').where('id', '=', session.sessionId).execute();
     return null;
   }
-  return session.active ? session : null;
-}
-
-/** Resolves a Bearer API key; 401 `Invalid API key` for a wrong or revoked key or an inactive user. */
-export async function resolveApiKey(s: Services, key: string): Promise<Actor> {
-  const keyHash = hashToken(key);
-  const row = await readCache(s.db).get(s, `api-key:${keyHash}`, async () => {
-    const [found] = await runPrepared(
-      s.db.kysely,
-      'api-key-resolve',
-      (db) =>
-        db
-          .selectFrom('api_keys')
-          .innerJoin('users', 'users.id', 'api_keys.user_id')
-          .select([
-            'api_keys.id as key_id',
-            'api_keys.last_used_at',
-            'users.id',
-            'users.is_active',
-            'users.is_system_admin',
-          ])
-          .where('api_keys.key_hash', '=', arg(0)),
-      [keyHash],
-    );
-    return found ?? null;
-  });
-  if (row?.is_active !== 1) throw new AppError(401, ERR.invalidApiKey);
-  const now = nowIso();
+  if (!session.active) return null;
   // Record use at most once a minute, so that reads stay reads.
-  if (!row.last_used_at || Date.parse(now) - Date.parse(row.last_used_at) > 60_000) {
+  const now = Date.now();
+  if (now - session.lastUsedAt > 60_000) {
+    session.lastUsedAt = now;
     await s.db.kysely
-      .updateTable('api_keys')
-      .set({ last_used_at: now })
-      .where('id', '=', row.key_id)
+      .updateTable('sessions')
+      .set({ last_used_at: new Date(now).toISOString() })
+      .where('id', '=', session.sessionId)
       .execute();
   }
-  return { userId: row.id, isSystemAdmin: row.is_system_admin === 1, via: 'apiKey', sessionId: null };
+  return session;
 }
 
-export async function deleteSessionByToken(s: Services, token: string): Promise<string | null> {
-  const row = await s.db.kysely
-    .deleteFrom('sessions')
-    .where('token_hash', '=', hashToken(token))
-    .returning('user_id')
-    .executeTakeFirst();
-  return row?.user_id ?? null;
+export async function deleteSessionByToken(ctx: Ctx, token: string): Promise<string | null> {
+  return ctx.db.kysely.transaction().execute(async (tx) => {
+    const row = await tx
+      .deleteFrom('sessions')
+      .where('token_hash', '=', hashToken(token))
+      .returning('user_id')
+      .executeTakeFirst();
+    if (row) await audit(tx, ctx, { action: 'auth.logout', actor: { id: row.user_id } });
+    return row?.user_id ?? null;
+  });
 }
 
 /** Ends every session of a user (password change, disabling, deletion). */
@@ -167,48 +186,23 @@ export async function endAllSessions(tx: Tx, userId: string): Promise<void> {
   await tx.deleteFrom('sessions').where('user_id', '=', userId).execute();
 }
 
-/** Creates the user's API key, replacing any earlier one; the key itself is returned only here. */
-export async function createApiKey(ctx: Ctx, userId: string) {
-  const apiKey = newApiKey();
-  const createdAt = nowIso();
-  await ctx.db.kysely.transaction().execute(async (tx) => {
-    await tx.deleteFrom('api_keys').where('user_id', '=', userId).execute();
-    await tx
-      .insertInto('api_keys')
-      .values({
-        id: newId(),
-        user_id: userId,
-        key_hash: hashToken(apiKey),
-        created_at: createdAt,
-        last_used_at: null,
-      })
-      .execute();
-  });
-  return { apiKey, createdAt };
-}
-
-export async function apiKeyStatus(ctx: Ctx, userId: string) {
-  const row = await ctx.db.kysely
-    .selectFrom('api_keys')
-    .select(['created_at', 'last_used_at'])
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return { hasKey: !!row, createdAt: row?.created_at ?? null, lastUsedAt: row?.last_used_at ?? null };
-}
-
-export async function revokeApiKey(ctx: Ctx, userId: string) {
-  await ctx.db.kysely.deleteFrom('api_keys').where('user_id', '=', userId).execute();
-  return { success: true as const };
-}
-
-/** Checks the acting user's own password for sensitive operations. */
+/**
+ * Checks the acting user's own password for sensitive operations; wrong ones count toward the
+ * same limit as failed sign-ins (per account and per address, before the hash check).
+ */
 export async function requirePassword(
-  s: Services,
+  ctx: Ctx,
   userId: string,
   password: string,
   message: string,
 ): Promise<UsersTable> {
-  const user = await s.db.kysely.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+  const attempt = attemptLimiter(ctx).begin(userAccount(userId), ctx.address);
+  const user = await ctx.db.kysely
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', userId)
+    .executeTakeFirst();
   if (!user || !(await verifyPassword(user.password_hash, password))) throw badRequest(message);
+  attempt.succeeded();
   return user;
 }

@@ -14,6 +14,10 @@ export interface Actor {
   isSystemAdmin: boolean;
   via: 'session' | 'apiKey';
   sessionId: string | null;
+  /** The user must change their password first: the API refuses everything else (403). */
+  mustChangePassword?: boolean;
+  /** For an API key: what it may do (a read key may not write). */
+  keyScope?: 'read' | 'write';
 }
 
 export interface Logger {
@@ -35,6 +39,9 @@ export interface Services {
 export interface Ctx extends Services {
   actor: Actor | null;
   tabId: string | null;
+  /** The client's address (behind the configured proxies) and browser, for limits and sessions. */
+  address: string | null;
+  userAgent: string | null;
   /** The request's view for the read cache (src/domain/read-cache.ts); absent outside requests. */
   readView?: { external?: number };
 }
@@ -43,9 +50,14 @@ export interface Ctx extends Services {
  * A request's context. The fields are listed, not spread: on this V8 a spread followed by more
  * properties leaves the fast object-cloning path, and cost 3 µs on every request.
  */
-export function requestCtx(services: Services, tabId: string | null): Ctx {
+export function requestCtx(
+  services: Services,
+  tabId: string | null,
+  address: string | null = null,
+  userAgent: string | null = null,
+): Ctx {
   const { db, config, events, files, log } = services;
-  return { db, config, events, files, log, actor: null, tabId, readView: {} };
+  return { db, config, events, files, log, actor: null, tabId, address, userAgent, readView: {} };
 }
 
 export type Tx = Kysely<Database>;

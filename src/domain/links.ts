@@ -103,18 +103,22 @@ export async function createLink(
       const views = await linksOf(tx, [ticket.id, target.ticket.id]);
       const mine = views.get(ticket.id)?.find((l) => l.id === id) as LinkView;
       const theirs = views.get(target.ticket.id)?.find((l) => l.id === id) as LinkView;
+      // Every member of a project reads its events: a ticket of another project is named there
+      // by nothing but the link (issue 19, finding 1); clients refetch the filtered full read.
+      const crossProject = target.project.id !== project.id;
+      const eventView = ({ ticket: _other, ...rest }: LinkView) => rest;
       emit({
         scope: 'project',
         type: 'link.created',
         projectId: project.id,
-        data: { ticketId: ticket.id, ...mine },
+        data: { ticketId: ticket.id, ...(crossProject ? eventView(mine) : mine) },
       });
-      if (target.project.id !== project.id) {
+      if (crossProject) {
         emit({
           scope: 'project',
           type: 'link.created',
           projectId: target.project.id,
-          data: { ticketId: target.ticket.id, ...theirs },
+          data: { ticketId: target.ticket.id, ...eventView(theirs) },
         });
       }
       return mine;

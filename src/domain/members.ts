@@ -4,6 +4,7 @@ import type { ProjectMembersTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import { type addMemberBody, PROJECT_ERR, type ProjectRole } from '../shared/projects.js';
 import { type ProjectAccess, projectAccess } from './access.js';
+import { audit } from './audit.js';
 import { lockBoard } from './board-ranks.js';
 import { type Ctx, type Emit, type Tx, transact } from './context.js';
 import { badRequest, conflict, forbidden, invalidField, isUniqueViolation, notFound } from './errors.js';
@@ -121,6 +122,11 @@ export async function addMember(ctx: Ctx, ref: string, body: z.infer<typeof addM
         await transferOwnership(tx, access, await memberInProject(tx, project.id, id), emit);
       const out = present(await memberInProject(tx, project.id, id));
       emit({ scope: 'project', type: 'member.added', projectId: project.id, data: out });
+      await audit(tx, ctx, {
+        action: 'member.added',
+        target: { type: 'project', id: project.id },
+        details: { project: project.key, userId: user.id, role },
+      });
       return out;
     });
   } catch (err) {
@@ -145,6 +151,11 @@ export async function changeMemberRole(ctx: Ctx, ref: string, memberRef: string,
     }
     const out = present(await memberInProject(tx, access.project.id, target.id));
     emit({ scope: 'project', type: 'member.updated', projectId: access.project.id, data: out });
+    await audit(tx, ctx, {
+      action: 'member.role_changed',
+      target: { type: 'project', id: access.project.id },
+      details: { project: access.project.key, userId: target.user_id, from: target.role, to: role },
+    });
     return out;
   });
 }
@@ -209,6 +220,11 @@ export async function removeMember(ctx: Ctx, ref: string, memberRef: string) {
     );
     for (const v of views) emit({ scope: 'project', type: 'ticket.updated', projectId: project.id, data: v });
     emit({ scope: 'project', type: 'member.removed', projectId: project.id, data: present(target) });
+    await audit(tx, ctx, {
+      action: 'member.removed',
+      target: { type: 'project', id: project.id },
+      details: { project: project.key, userId: target.user_id, role: target.role },
+    });
     return { success: true as const };
   });
 }

@@ -12,6 +12,7 @@ import {
   type UpdateProjectBody,
 } from '../shared/projects.js';
 import { projectAccess, visibleProjectIds } from './access.js';
+import { audit } from './audit.js';
 import { actorOf, type Ctx, transact } from './context.js';
 import { conflict, invalidField, isUniqueViolation } from './errors.js';
 import { newId, nowIso } from './ids.js';
@@ -138,6 +139,11 @@ export async function deleteProject(ctx: Ctx, ref: string) {
       .where('project_id', '=', project.id)
       .execute();
     const names = await removeProjects(tx, [project.id]);
+    await audit(tx, ctx, {
+      action: 'project.deleted',
+      target: { type: 'project', id: project.id },
+      details: { key: project.key, name: project.name },
+    });
     emit({
       scope: 'projects',
       type: 'project.deleted',

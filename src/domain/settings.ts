@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { SystemSettingsTable } from '../db/types.js';
 import { defaultSettings, type SystemSettings, type settingsPatchBody } from '../shared/accounts.js';
 import { BLOCKED_TYPES } from '../shared/limits.js';
+import { audit } from './audit.js';
 import type { Ctx, Services, Tx } from './context.js';
 import { invalidField } from './errors.js';
 import { nowIso } from './ids.js';
@@ -81,7 +82,14 @@ export async function updateSettings(
     patch.allowed_video_types = JSON.stringify([...new Set(input.allowedVideoTypes)]);
   if (input.allowedDocumentTypes)
     patch.allowed_document_types = JSON.stringify([...new Set(input.allowedDocumentTypes)]);
-  await ctx.db.kysely.updateTable('system_settings').set(patch).where('id', '=', SETTINGS_ID).execute();
+  await ctx.db.kysely.transaction().execute(async (tx) => {
+    await tx.updateTable('system_settings').set(patch).where('id', '=', SETTINGS_ID).execute();
+    await audit(tx, ctx, {
+      action: 'admin.settings_updated',
+      target: { type: 'settings', id: SETTINGS_ID },
+      details: input,
+    });
+  });
   ctx.log.info({ admin: ctx.actor?.userId, changes: Object.keys(input) }, 'system settings changed');
   return getSettings(ctx);
 }

@@ -1,11 +1,13 @@
 /** The ticket reads of the HTTP API: the board list and the full read, as JSON text through the read cache. */
+
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { Database, ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import type { TicketListQuery } from '../shared/tickets.js';
 import { parseTicketKey, projectAccess } from './access.js';
-import type { Ctx } from './context.js';
+import { actorOf, type Ctx } from './context.js';
 import { notFound } from './errors.js';
+import { foreignProjectKeys, linkReader, linksForReader, readableProjectKeys } from './link-visibility.js';
 import { pageOf } from './paging.js';
 import {
   listSelect,
@@ -13,6 +15,7 @@ import {
   orderInColumn,
   presentTicketByRef,
   presentTicketList,
+  type TicketFull,
 } from './presenters/tickets.js';
 import { readCache } from './read-cache.js';
 
@@ -157,17 +160,24 @@ export async function getTicketJson(ctx: Ctx, projectRef: string, ticketRef: str
   const key = parseTicketKey(ticketRef);
   if (key && key.projectKey !== project.key) throw notFound(ERR.ticketNotFound);
   const ref = key ? { number: key.number } : { id: ticketRef.toLowerCase() };
-  const json = await readCache(ctx.db).get(
+  const kept = await readCache(ctx.db).get(
     ctx,
     'number' in ref ? `ticket:${project.id}:#${ref.number}` : `ticket:${project.id}:${ref.id}`,
     async () => {
       const out = await presentTicketByRef(db, project, ref);
-      return out ? JSON.stringify(out) : null;
+      return out ? { json: JSON.stringify(out), foreign: foreignProjectKeys(out.links, project.key) } : null;
     },
-    (v) => v?.length ?? 1,
+    (v) => v?.json.length ?? 1,
   );
-  if (json === null) throw notFound(ERR.ticketNotFound);
-  return json;
+  if (kept === null) throw notFound(ERR.ticketNotFound);
+  // Most tickets link to no other project: the kept text is the answer. Otherwise the links to
+  // projects the reader cannot read are left out (issue 19, finding 1).
+  if (kept.foreign.length === 0) return kept.json;
+  const reader = linkReader(actorOf(ctx));
+  const readable = await readableProjectKeys(db, reader, kept.foreign);
+  if (readable.size === kept.foreign.length) return kept.json;
+  const [view] = await linksForReader(db, project.key, [JSON.parse(kept.json) as TicketFull], reader);
+  return JSON.stringify(view);
 }
 
 // --- update ----------------------------------------------------------------------------------

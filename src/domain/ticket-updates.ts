@@ -11,6 +11,7 @@ import { lockColumn, rankAt, ranksAtEnd, setRanks } from './board-ranks.js';
 import { actorOf, type Ctx, type Emit, type Services, type Tx } from './context.js';
 import { invalidField } from './errors.js';
 import { nowIso } from './ids.js';
+import { type LinkReader, linkReader, withoutForeignLinks } from './link-visibility.js';
 import { presentTicketsFull, type TicketFull } from './presenters/tickets.js';
 import { transactWrite } from './races.js';
 import { recordSprintChanges } from './sprint-membership.js';
@@ -287,11 +288,19 @@ async function watchersOf(tx: Tx, ids: string[]) {
 }
 
 /** Events for the changed tickets (ticket.moved for a move, else ticket.updated), each the moved ticket only. */
-export async function emitTickets(tx: Tx, emit: Emit, project: ProjectsTable, results: Result[]) {
+export async function emitTickets(
+  tx: Tx,
+  emit: Emit,
+  project: ProjectsTable,
+  results: Result[],
+  /** Whose answer the views are: links to other projects' tickets show only to their readers. */
+  reader: LinkReader,
+) {
   const views = await presentTicketsFull(
     tx,
     project.key,
     results.map((r) => r.id),
+    reader,
   );
   const moved = new Set(results.filter((r) => r.moved).map((r) => r.id));
   for (const v of views) {
@@ -299,7 +308,8 @@ export async function emitTickets(tx: Tx, emit: Emit, project: ProjectsTable, re
       scope: 'project',
       type: moved.has(v.id) ? 'ticket.moved' : 'ticket.updated',
       projectId: project.id,
-      data: v,
+      // Events reach every member: the project's own links only.
+      data: withoutForeignLinks(v, project.key),
     });
   }
   return views;
@@ -319,8 +329,9 @@ export async function updateTicket(
     const ticket = await ticketInProject(tx, project, ticketRef, ctx);
     const refs = await resolveRefs(tx, project, body);
     const results = await applyUpdates(ctx, tx, project, [ticket], body, refs, actor.userId, nowIso());
-    if (results.length === 0) return (await presentTicketsFull(tx, project.key, [ticket.id]))[0];
-    const [out] = await emitTickets(tx, emit, project, results);
+    const reader = linkReader(actor);
+    if (results.length === 0) return (await presentTicketsFull(tx, project.key, [ticket.id], reader))[0];
+    const [out] = await emitTickets(tx, emit, project, results, reader);
     return out;
   });
 }
@@ -374,10 +385,11 @@ export async function bulkUpdateTickets(ctx: Ctx, projectRef: string, body: z.in
     const tickets = await ticketsForBulk(tx, project, body.ticketIds, ctx);
     const refs = await resolveRefs(tx, project, body.updates);
     const results = await applyUpdates(ctx, tx, project, tickets, body.updates, refs, actor.userId, nowIso());
-    const views = await emitTickets(tx, emit, project, results);
+    const reader = linkReader(actor);
+    const views = await emitTickets(tx, emit, project, results, reader);
     const byId = new Map(views.map((v) => [v.id, v]));
     const unchanged = tickets.filter((t) => !byId.has(t.id)).map((t) => t.id);
-    for (const v of await presentTicketsFull(tx, project.key, unchanged)) byId.set(v.id, v);
+    for (const v of await presentTicketsFull(tx, project.key, unchanged, reader)) byId.set(v.id, v);
     return {
       success: true as const,
       updated: results.length,

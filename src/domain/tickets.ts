@@ -2,9 +2,11 @@ import type { ColumnsTable, ProjectsTable, TicketsTable } from '../db/types.js';
 import { removeStoredFiles } from '../files/uploads.js';
 import type { CreateTicketBody } from '../shared/tickets.js';
 import { projectAccess, ticketInProject } from './access.js';
+import { auditMany } from './audit.js';
 import { lockColumn, rankAtEnd } from './board-ranks.js';
 import { actorOf, type Ctx, type Emit, type Tx } from './context.js';
 import { newId, nowIso } from './ids.js';
+import type { LinkReader } from './link-visibility.js';
 import { presentTicketsFull } from './presenters/tickets.js';
 import { defaultColumnRows } from './projects.js';
 import { transactWrite } from './races.js';
@@ -149,10 +151,33 @@ async function removeTickets(
     emit,
     project,
     children.map((c) => ({ id: c.id, moved: false })),
+    NO_READER,
   );
   for (const id of ids)
     emit({ scope: 'project', type: 'ticket.deleted', projectId: project.id, data: { id } });
   return files.map((f) => f.stored_name);
+}
+
+/** Nobody in particular: only the project's own links (the answer is not returned to anyone). */
+const NO_READER: LinkReader = { userId: '', readsAll: false };
+
+/** One audit entry per deleted ticket, with its key and title (they are gone after). */
+function auditTicketDeletions(
+  tx: Tx,
+  ctx: Ctx,
+  project: ProjectsTable,
+  tickets: TicketsTable[],
+  bulk = false,
+) {
+  return auditMany(
+    tx,
+    ctx,
+    tickets.map((t) => ({
+      action: 'ticket.deleted' as const,
+      target: { type: 'ticket', id: t.id },
+      details: { key: `${project.key}-${t.number}`, title: t.title, ...(bulk ? { bulk: true } : {}) },
+    })),
+  );
 }
 
 export async function deleteTicket(ctx: Ctx, projectRef: string, ticketRef: string) {
@@ -160,6 +185,7 @@ export async function deleteTicket(ctx: Ctx, projectRef: string, ticketRef: stri
   const files = await transactWrite(ctx, async (tx, emit) => {
     const { project } = await projectAccess(ctx, tx, projectRef);
     const ticket = await ticketInProject(tx, project, ticketRef);
+    await auditTicketDeletions(tx, ctx, project, [ticket]);
     return removeTickets(tx, emit, project, [ticket], actor.userId);
   });
   await removeStoredFiles(ctx, 'attachments', files);
@@ -171,6 +197,7 @@ export async function bulkDeleteTickets(ctx: Ctx, projectRef: string, ticketIds:
   const { files, deleted } = await transactWrite(ctx, async (tx, emit) => {
     const { project } = await projectAccess(ctx, tx, projectRef);
     const tickets = await ticketsForBulk(tx, project, ticketIds);
+    await auditTicketDeletions(tx, ctx, project, tickets, true);
     return { files: await removeTickets(tx, emit, project, tickets, actor.userId), deleted: tickets.length };
   });
   await removeStoredFiles(ctx, 'attachments', files);

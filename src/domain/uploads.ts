@@ -1,12 +1,14 @@
 import { FILE_KINDS, type FileKind, isSafeStoredName } from '../files/storage.js';
 import { storeReceived } from '../files/uploads.js';
 import {
+  discardReceived,
   FileRejected,
   receiveFile,
   type UploadRules,
   type UploadSource,
   uploadRules,
 } from '../files/validate.js';
+import { ERR } from '../shared/errors.js';
 import { isMember } from './access.js';
 import { actorOf, type Ctx } from './context.js';
 import { badRequest, notFound } from './errors.js';
@@ -28,20 +30,65 @@ export async function getUploadConfig(ctx: Ctx) {
   };
 }
 
-/** Receives an upload checked by `rules`; a refused file is a 400 with the rule's text and facts. */
-export async function receiveChecked(ctx: Ctx, source: UploadSource, rules: UploadRules) {
+/** Bytes of attachments and uploaded files the user has stored (avatars are not counted). */
+async function storedBy(ctx: Ctx, userId: string): Promise<number> {
+  const db = ctx.db.kysely;
+  const [a, u] = await Promise.all([
+    db
+      .selectFrom('attachments')
+      .select((e) => e.fn.sum<number | string | null>('size').as('n'))
+      .where('uploader_id', '=', userId)
+      .executeTakeFirst(),
+    db
+      .selectFrom('uploads')
+      .select((e) => e.fn.sum<number | string | null>('size').as('n'))
+      .where('uploader_id', '=', userId)
+      .executeTakeFirst(),
+  ]);
+  return Number(a?.n ?? 0) + Number(u?.n ?? 0);
+}
+
+/**
+ * The per-user upload quota (DOCKET_UPLOAD_QUOTA_BYTES, 0 for none): checked before the file is
+ * read, and with its size once it is. Uploads running at the same moment may pass it together by
+ * at most their own sizes.
+ */
+async function checkQuota(ctx: Ctx, adding: number) {
+  const quota = ctx.config.uploadQuotaBytes;
+  if (quota <= 0) return;
+  const used = await storedBy(ctx, actorOf(ctx).userId);
+  if (used + adding > quota || (adding === 0 && used >= quota))
+    throw badRequest(ERR.uploadQuota, { quota, used });
+}
+
+/**
+ * Receives an upload checked by `rules`; a refused file is a 400 with the rule's text and facts.
+ * With `quota`, the user's upload quota is checked before and after reading.
+ */
+export async function receiveChecked(ctx: Ctx, source: UploadSource, rules: UploadRules, quota = false) {
+  if (quota) await checkQuota(ctx, 0);
+  let file: Awaited<ReturnType<typeof receiveFile>>;
   try {
-    return await receiveFile(ctx.files, source, rules);
+    file = await receiveFile(ctx.files, source, rules);
   } catch (err) {
     if (err instanceof FileRejected) throw badRequest(err.reason, err.facts);
     throw err;
   }
+  if (quota) {
+    try {
+      await checkQuota(ctx, file.size);
+    } catch (err) {
+      await discardReceived(file);
+      throw err;
+    }
+  }
+  return file;
 }
 
 /** POST /api/upload: a checked file under /uploads/files, recorded with its original name. */
 export async function uploadFile(ctx: Ctx, source: UploadSource) {
   const actor = actorOf(ctx);
-  const file = await receiveChecked(ctx, source, uploadRules(await getSettings(ctx)));
+  const file = await receiveChecked(ctx, source, uploadRules(await getSettings(ctx)), true);
   return storeReceived(ctx.files, file, 'files', async (storedName) => {
     await ctx.db.kysely
       .insertInto('uploads')

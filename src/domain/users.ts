@@ -12,6 +12,7 @@ import type {
   usersQuery,
 } from '../shared/accounts.js';
 import { ERR } from '../shared/errors.js';
+import { audit } from './audit.js';
 import { createSession, endAllSessions, requirePassword } from './auth.js';
 import { type Ctx, type Emit, type Services, type Tx, transact } from './context.js';
 import { badRequest, forbidden, isUniqueViolation, notFound } from './errors.js';
@@ -87,13 +88,19 @@ async function insertUser(tx: Tx, u: NewUser): Promise<UsersTable> {
 }
 
 /** Creates a user outside registration (bootstrap admin, CLI, wipe); refuses taken names. */
-export async function createUserDirect(s: Services, u: NewUser): Promise<UsersTable> {
+export async function createUserDirect(
+  s: Services,
+  u: NewUser,
+  also?: (tx: Tx, row: UsersTable) => Promise<void>,
+): Promise<UsersTable> {
   return s.db.kysely
     .transaction()
     .execute(async (tx) => {
       await lockAccounts(s, tx);
       await assertUnique(tx, { username: u.username, email: u.email });
-      return insertUser(tx, u);
+      const row = await insertUser(tx, u);
+      await also?.(tx, row);
+      return row;
     })
     .catch(uniqueToBadRequest);
 }
@@ -169,6 +176,7 @@ export async function changeEmail(ctx: Ctx, userId: string, input: z.infer<typeo
       .set({ email: input.email, updated_at: nowIso() })
       .where('id', '=', userId)
       .execute();
+    await audit(tx, ctx, { action: 'account.email_changed', target: { type: 'user', id: userId } });
     const user = await getUserRow(tx, userId);
     emit(userUpdated(user));
     return presentMe(user);
@@ -186,6 +194,7 @@ export async function changePassword(ctx: Ctx, userId: string, input: z.infer<ty
       .where('id', '=', userId)
       .execute();
     await endAllSessions(tx, userId);
+    await audit(tx, ctx, { action: 'account.password_changed', target: { type: 'user', id: userId } });
     return createSession(ctx, tx, userId);
   });
   return { session, userId };
@@ -276,10 +285,20 @@ async function assertNotLastAdmin(tx: Tx, user: UsersTable) {
   if (Number(row.n) <= 1) throw badRequest(ERR.lastAdmin);
 }
 
-async function deleteUserAndFiles(ctx: Ctx, userId: string) {
+async function deleteUserAndFiles(
+  ctx: Ctx,
+  userId: string,
+  action: 'account.deleted' | 'admin.user_deleted',
+) {
   const { user, files } = await transact(ctx, async (tx, emit) => {
     const user = await getUserRow(tx, userId);
     await assertNotLastAdmin(tx, user);
+    // Written before the user row goes, so the entry names them.
+    await audit(tx, ctx, {
+      action,
+      target: { type: 'user', id: userId },
+      details: { username: user.username },
+    });
     const files = await deleteUserData(tx, emit, user);
     return { user, files };
   });
@@ -289,7 +308,7 @@ async function deleteUserAndFiles(ctx: Ctx, userId: string) {
 
 export async function deleteOwnAccount(ctx: Ctx, userId: string, password: string) {
   await requirePassword(ctx, userId, password, ERR.invalidPassword);
-  await deleteUserAndFiles(ctx, userId);
+  await deleteUserAndFiles(ctx, userId, 'account.deleted');
   return { success: true as const };
 }
 
@@ -353,13 +372,22 @@ export async function adminGetUser(ctx: Ctx, userId: string) {
 
 export async function adminCreateUser(ctx: Ctx, adminId: string, input: z.infer<typeof adminCreateUserBody>) {
   await requirePassword(ctx, adminId, input.confirmPassword, ERR.invalidPasswordConfirmation);
-  const user = await createUserDirect(ctx, {
-    username: input.username,
-    password: input.password,
-    email: input.email,
-    name: input.name,
-    isSystemAdmin: input.isSystemAdmin ?? false,
-  });
+  const user = await createUserDirect(
+    ctx,
+    {
+      username: input.username,
+      password: input.password,
+      email: input.email,
+      name: input.name,
+      isSystemAdmin: input.isSystemAdmin ?? false,
+    },
+    (tx, row) =>
+      audit(tx, ctx, {
+        action: 'admin.user_created',
+        target: { type: 'user', id: row.id },
+        details: { username: row.username, isSystemAdmin: row.is_system_admin === 1 },
+      }),
+  );
   ctx.log.info({ admin: adminId, user: user.id, username: user.username }, 'admin created a user');
   return presentAdminUser(user);
 }
@@ -390,6 +418,11 @@ export async function adminUpdateUser(
     if (input.isActive !== undefined) patch.is_active = input.isActive ? 1 : 0;
     await tx.updateTable('users').set(patch).where('id', '=', userId).execute();
     if (input.isActive === false) await endAllSessions(tx, userId);
+    await audit(tx, ctx, {
+      action: 'admin.user_updated',
+      target: { type: 'user', id: userId },
+      details: { username: user.username, ...input },
+    });
     const updated = await getUserRow(tx, userId);
     if (input.name !== undefined) emit(userUpdated(updated));
     ctx.log.info({ admin: adminId, user: userId, changes: Object.keys(input) }, 'admin updated a user');
@@ -400,7 +433,7 @@ export async function adminUpdateUser(
 export async function adminDeleteUser(ctx: Ctx, adminId: string, userId: string, confirmPassword: string) {
   await requirePassword(ctx, adminId, confirmPassword, ERR.invalidPasswordConfirmation);
   if (userId === adminId) throw badRequest(ERR.cannotDeleteSelf);
-  await deleteUserAndFiles(ctx, userId);
+  await deleteUserAndFiles(ctx, userId, 'admin.user_deleted');
   ctx.log.info({ admin: adminId, user: userId }, 'admin deleted a user');
   return { success: true as const };
 }

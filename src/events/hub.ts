@@ -7,6 +7,8 @@ export type EventListener = (events: StoredEvent[]) => void;
 export interface SessionEnd {
   userId: string;
   tokens?: string[];
+  /** Or the sessions with these token hashes (the sessions list knows only hashes). */
+  hashes?: string[];
 }
 
 /**

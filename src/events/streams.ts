@@ -29,6 +29,11 @@ export const REPLAY_MAX_EVENTS = 10_000;
 /** A client that does not read and lets this much pile up is disconnected (it resumes with Last-Event-ID). */
 const MAX_BUFFERED_BYTES = 1 << 20;
 const REPLAY_PAGE = 500;
+/**
+ * Open streams per session or API key on one instance: enough for a dozen browser tabs (each holds
+ * up to three), and a bound on what one credential can hold open (issue 19, finding 5).
+ */
+export const MAX_STREAMS_PER_CREDENTIAL = 32;
 
 export const SSE_HEADERS = {
   'Content-Type': 'text/event-stream',
@@ -163,6 +168,8 @@ export interface OpenOptions {
  */
 export class StreamManager {
   private readonly streams = new Set<Stream>();
+  /** Open streams per credential hash. */
+  private readonly perCredential = new Map<string, number>();
   /** Highest id fanned out so far: a stream registered now receives every event above it. */
   private dispatched = 0;
   private chain: Promise<void> = Promise.resolve();
@@ -193,6 +200,11 @@ export class StreamManager {
 
   get isClosing(): boolean {
     return this.closing;
+  }
+
+  /** Whether this credential may open one more stream. */
+  mayOpen(credentialHash: string): boolean {
+    return (this.perCredential.get(credentialHash) ?? 0) < MAX_STREAMS_PER_CREDENTIAL;
   }
 
   /** Starts the keepalive / re-validation tick; `position` is the log id the follower starts after. */
@@ -372,14 +384,21 @@ export class StreamManager {
 
   private add(s: Stream): void {
     this.streams.add(s);
+    const h = s.holder.credentialHash;
+    this.perCredential.set(h, (this.perCredential.get(h) ?? 0) + 1);
   }
 
   private remove(s: Stream): void {
-    this.streams.delete(s);
+    if (!this.streams.delete(s)) return;
+    const h = s.holder.credentialHash;
+    const n = (this.perCredential.get(h) ?? 1) - 1;
+    if (n <= 0) this.perCredential.delete(h);
+    else this.perCredential.set(h, n);
   }
 
   private sessionEnded(e: SessionEnd): void {
-    const hashes = e.tokens ? new Set(e.tokens.map(hashToken)) : null;
+    const hashes =
+      e.tokens || e.hashes ? new Set([...(e.tokens ?? []).map(hashToken), ...(e.hashes ?? [])]) : null;
     for (const s of [...this.streams]) {
       if (s.holder.userId !== e.userId) continue;
       if (hashes && !(s.holder.via === 'session' && hashes.has(s.holder.credentialHash))) continue;
@@ -438,11 +457,13 @@ export class StreamManager {
       const rows = await this.db
         .selectFrom('api_keys')
         .innerJoin('users', 'users.id', 'api_keys.user_id')
-        .select(['api_keys.key_hash as hash', 'users.is_active', 'users.is_system_admin'])
+        .select(['api_keys.key_hash as hash', 'api_keys.expires_at', 'users.is_active'])
         .where('api_keys.key_hash', 'in', hashes)
         .execute();
+      // A key never reads as a system administrator (src/domain/api-keys.ts).
       for (const r of rows) {
-        if (r.is_active === 1) valid.set(r.hash, { isSystemAdmin: r.is_system_admin === 1, expiresAt: null });
+        if (r.is_active === 1 && (r.expires_at === null || r.expires_at > now))
+          valid.set(r.hash, { isSystemAdmin: false, expiresAt: null });
       }
     }
     const projectStreams: Stream[] = [];

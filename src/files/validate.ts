@@ -152,11 +152,17 @@ export const allowedList = (rules: UploadRules): string[] => [
  */
 export const hardCapOf = (rules: UploadRules) => 2 * Math.max(...CATEGORIES.map((c) => rules.maxSize[c]));
 
-/** The original name without directories, control characters or surrounding blanks; at most 255 characters. */
+/**
+ * The original name without directories, control characters, bidirectional controls (which make
+ * `invoice\u202Efdp.exe` read as `invoiceexe.pdf`) or surrounding blanks; at most 255 characters.
+ */
 export function sanitizeFilename(raw: string | undefined): string {
   const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
-  let name = base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  let name = base
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+    .replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+    .trim();
   if (name === '.' || name === '..') name = '';
   if (name.length > 255) {
     const dot = name.lastIndexOf('.');

@@ -14,6 +14,7 @@ import pino from 'pino';
 import type { Config } from '../config.js';
 import { connect, type Db } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
+import { pruneAudit } from '../domain/audit.js';
 import type { Services } from '../domain/context.js';
 import { setPasswordHashing } from '../domain/passwords.js';
 import { readCache } from '../domain/read-cache.js';
@@ -27,8 +28,9 @@ import { registerAuth } from './plugins/auth.js';
 import { plainSerializer, registerContractChecks } from './plugins/contracts.js';
 import { registerErrorHandler } from './plugins/errors.js';
 import { registerInputGuard } from './plugins/input.js';
+import { clientErrorHandler, frameworkErrors, registerSecurityHeaders } from './plugins/security-headers.js';
 import { ROUTES } from './routes/index.js';
-import { API_CSP, APP_CSP, registerWeb } from './web.js';
+import { registerWeb } from './web.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -87,6 +89,18 @@ function logDestination() {
   return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 1000 });
 }
 
+/**
+ * Fastify's trust setting from DOCKET_TRUST_PROXY: none, the last N hops (Fastify's own number
+ * setting trusts nothing, so a function: hop 0 is the socket's peer), or the listed addresses.
+ */
+function trustedProxies(
+  t: Config['trustProxy'],
+): false | string[] | ((addr: string, hop: number) => boolean) {
+  if (t === false) return false;
+  if (typeof t === 'number') return (_addr, hop) => hop < t;
+  return t;
+}
+
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Builds the whole application; never listens (main.ts does), so tests can inject requests. */
@@ -103,7 +117,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     logger: opts.logger ?? { level: config.logLevel, stream: logDestination() },
     logController: new AccessLog(),
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: trustedProxies(config.trustProxy),
+    frameworkErrors: frameworkErrors(config),
+    clientErrorHandler: clientErrorHandler(config),
+    // Fastify's default is no limit: a client that sends half a body would hold its connection
+    // forever. Node checks running requests against it every few seconds.
+    requestTimeout: config.requestTimeoutSeconds * 1000,
+    http: {
+      connectionsCheckingInterval: Math.min(30_000, Math.max(250, (config.requestTimeoutSeconds * 1000) / 4)),
+      headersTimeout: Math.min(60_000, config.requestTimeoutSeconds * 1000),
+    },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -145,15 +168,14 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(plainSerializer);
 
-  // JSON bodies: an empty body reads as no body (DELETE clients often send the header alone).
-  const defaultJson = app.getDefaultJsonParser('error', 'ignore');
+  // JSON bodies: an empty body reads as no body (DELETE clients often send the header alone);
+  // `__proto__` and `constructor.prototype` keys are refused (docs/decisions/003-accounts.md).
+  const defaultJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
     defaultJson(req, body as string, done);
   });
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
+  // Form bodies are parsed only where a form is expected (plugins/forms.ts).
 
   await app.register(cookie);
   // Multipart bodies are parsed only in the scopes of the upload routes (src/server/multipart.ts).
@@ -162,25 +184,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   registerInputGuard(app);
   if (config.checkContracts) registerContractChecks(app);
 
-  const docsPrefix = `${config.basePath}/api/docs`;
-  const https = config.publicUrl?.startsWith('https:') ?? false;
-  // A callback hook, not an async one: it runs on every answer and awaits nothing.
-  app.addHook('onSend', (req, reply, payload, done) => {
-    reply.header('X-Content-Type-Options', 'nosniff');
-    reply.header('Referrer-Policy', 'same-origin');
-    reply.header('X-Frame-Options', 'DENY');
-    reply.header('Cross-Origin-Opener-Policy', 'same-origin');
-    if (https) reply.header('Strict-Transport-Security', 'max-age=15552000');
-    // Every answer carries a policy: the app shell and stored files set their own; the API
-    // reference page is a small app of its own; everything else (JSON, errors) may load nothing.
-    const csp = reply.getHeader('Content-Security-Policy');
-    if (typeof csp !== 'string') {
-      reply.header('Content-Security-Policy', req.url.startsWith(docsPrefix) ? APP_CSP : API_CSP);
-    } else if (!csp.includes('frame-ancestors')) {
-      reply.header('Content-Security-Policy', `${csp}; frame-ancestors 'none'`);
-    }
-    done(null, payload);
-  });
+  registerSecurityHeaders(app, config);
 
   await app.register(swagger, {
     openapi: {
@@ -225,5 +229,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   }
 
   await ensureBootstrapAdmin(services);
+  // The audit log keeps DOCKET_AUDIT_DAYS: pruned at start and every hour.
+  const pruneAuditLog = () =>
+    pruneAudit(services).catch((err) => services.log.warn({ err }, 'pruning the audit log failed'));
+  await pruneAuditLog();
+  const auditPruner = setInterval(pruneAuditLog, 3_600_000);
+  auditPruner.unref();
+  app.addHook('onClose', async () => clearInterval(auditPruner));
   return app;
 }

@@ -49,4 +49,11 @@ export const ERR = {
   attachmentLimit: 'Attachment limit reached',
   invalidBackup: 'Invalid backup file',
   sprintExists: 'Sprint already exists',
+  // Issue 19 (docs/security.md).
+  tooManyStreams: 'Too many event streams',
+  uploadQuota: 'Upload quota exceeded',
+  passwordChangeRequired: 'Password change required',
+  readOnlyKey: 'Read-only API key',
+  apiKeyNotFound: 'API key not found',
+  sessionNotFound: 'Session not found',
 } as const;

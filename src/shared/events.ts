@@ -61,7 +61,8 @@ export const EVENT_PAYLOADS = {
   'comment.deleted': removedFromTicket,
   'attachment.added': attachmentOut.extend({ ticketId: id }),
   'attachment.deleted': removedFromTicket,
-  'link.created': linkOut.extend({ ticketId: id }),
+  // Without `ticket` when the linked ticket is in another project (that project's members only may read it).
+  'link.created': linkOut.extend({ ticketId: id, ticket: linkOut.shape.ticket.optional() }),
   'link.deleted': removedFromTicket,
   /** Sent by the stream itself when it cannot replay what a client missed: refetch everything. */
   resync: nothing,

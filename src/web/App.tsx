@@ -7,6 +7,7 @@ import { useSession } from './api/session';
 import { Shell } from './components/Shell';
 import { Button, EmptyState, ErrorState, Skeleton } from './components/ui';
 import { RegisterPage, SignInPage } from './pages/auth';
+import { PasswordSection } from './pages/profile-access';
 import { ProjectsPage } from './pages/projects';
 
 const ProjectPage = lazy(() => import('./pages/board').then((m) => ({ default: m.ProjectPage })));
@@ -51,6 +52,18 @@ function Authenticated() {
     if (expired) query.set('expired', '1');
     const qs = query.toString();
     return <Redirect to={`/sign-in${qs ? `?${qs}` : ''}`} replace />;
+  }
+  if (session.data.user.mustChangePassword) {
+    // The API refuses everything else until the temporary password is replaced.
+    return (
+      <main className="mx-auto max-w-2xl p-6">
+        <h1 className="mb-2 text-xl font-semibold">Choose a new password</h1>
+        <p className="mb-4 text-sm text-muted">
+          Your account has a temporary password. Replace it to continue.
+        </p>
+        <PasswordSection onChanged={() => session.refetch()} />
+      </main>
+    );
   }
   return (
     <Shell>

@@ -30,6 +30,7 @@ export async function testConfig(env: Record<string, string> = {}): Promise<Conf
     DOCKET_LOG_LEVEL: 'silent',
     DOCKET_REGISTER_LIMIT: '1000',
     DOCKET_LOGIN_LIMIT: '1000',
+    DOCKET_LOGIN_ADDRESS_LIMIT: '1000',
     ...(dialect === 'postgres' ? { DATABASE_URL: requirePgUrl() } : {}),
     ...env,
   });

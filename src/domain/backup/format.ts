@@ -7,12 +7,14 @@ import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage
  * The backup format: `{format: "docket-backup", version, exportedAt, data: {<table>: [rows]},
  * files: {avatars|attachments|files: {<stored name>: <base64>}}}`. Rows are the database rows as
  * they are stored (snake_case columns, 0/1 booleans, JSON text lists), password hashes included.
- * Sessions and the event log are not part of a backup (docs/decisions/018-backup-restore-wipe.md).
+ * Sessions and the event log are not part of a backup (docs/decisions/018-backup-restore-wipe.md),
+ * nor is the audit log: it is this instance's own record, which a restore must not rewrite; it is
+ * kept through restores and wipes (docs/decisions/035-security.md).
  */
 export const BACKUP_FORMAT = 'docket-backup';
 export const BACKUP_VERSION = 2;
 
-export type BackupTable = Exclude<keyof Database, 'sessions' | 'events'>;
+export type BackupTable = Exclude<keyof Database, 'sessions' | 'events' | 'audit_log'>;
 
 /** The tables in a backup, parents first (the insert order; deletes run in reverse). */
 export const BACKUP_TABLES = [
@@ -72,9 +74,13 @@ export const ROW_SCHEMAS = {
   api_keys: z.strictObject({
     id,
     user_id: id,
+    // Backups made before scoped keys (migration 011) hold one write key per user, named MCP.
+    name: text(100).min(1).default('MCP'),
+    scope: z.enum(['read', 'write']).default('write'),
     key_hash: text(1000).min(1),
     created_at: stamp,
     last_used_at: optStamp,
+    expires_at: optStamp.default(null),
   }),
   system_settings: z.strictObject({
     id,
@@ -309,10 +315,7 @@ export const UNIQUE_KEYS: Partial<
     // Since migration 020 (issue 20); a backup taken before it with such a clash is refused by name.
     { name: 'name in its project', of: (r) => `${r.project_id}\u0000${String(r.name).toLowerCase()}` },
   ],
-  api_keys: [
-    { name: 'user', of: (r) => String(r.user_id) },
-    { name: 'key', of: (r) => String(r.key_hash) },
-  ],
+  api_keys: [{ name: 'key', of: (r) => String(r.key_hash) }],
   ticket_links: [
     { name: 'link', of: (r) => `${r.source_ticket_id}\u0000${r.target_ticket_id}\u0000${r.link_type}` },
   ],

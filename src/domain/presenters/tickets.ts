@@ -2,6 +2,7 @@ import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database, TicketsTable } from '../../db/types.js';
 import { INVERSE_LINK, type LinkOut, type LinkType } from '../../shared/tickets.js';
 import type { Tx } from '../context.js';
+import { type LinkReader, linksForReader } from '../link-visibility.js';
 import { arg, runPrepared } from '../prepared.js';
 import { avatarUrl, DELETED_USER } from './users.js';
 
@@ -362,16 +363,29 @@ async function presentFullRows(tx: Tx, projectKey: string, rows: Awaited<ReturnT
   });
 }
 
-/** Full reads of tickets of one project (event payloads, bulk answers), batched, in the order given. */
-export async function presentTicketsFull(tx: Tx, projectKey: string, ticketIds: readonly string[]) {
+/**
+ * Full reads of tickets of one project (event payloads, bulk answers), batched, in the order given.
+ * Links to other projects' tickets show only to a reader of those projects; with no reader (event
+ * payloads) they are left out (src/domain/link-visibility.ts).
+ */
+export async function presentTicketsFull(
+  tx: Tx,
+  projectKey: string,
+  ticketIds: readonly string[],
+  reader: LinkReader | null = null,
+) {
   if (ticketIds.length === 0) return [];
-  const views = await presentFullRows(tx, projectKey, await fullRows(tx, { ids: ticketIds }));
+  const all = await presentFullRows(tx, projectKey, await fullRows(tx, { ids: ticketIds }));
+  const views = await linksForReader(tx, projectKey, all, reader);
   const byId = new Map(views.map((v) => [v.id, v]));
   return ticketIds.map((id) => byId.get(id)).filter((x) => x !== undefined);
 }
 export type TicketFull = Awaited<ReturnType<typeof presentTicketsFull>>[number];
 
-/** The full read of one ticket of the project by id or key (`KEY-12`), or null: the lookup is the read. */
+/**
+ * The full read of one ticket of the project by id or key (`KEY-12`), or null: the lookup is the
+ * read. Every link is in it: the caller filters them for its reader (linksForReader).
+ */
 export async function presentTicketByRef(
   tx: Tx,
   project: { id: string; key: string },

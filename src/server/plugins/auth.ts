@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
-import { resolveApiKey, resolveSession } from '../../domain/auth.js';
+import { resolveApiKey } from '../../domain/api-keys.js';
+import { resolveSession } from '../../domain/auth.js';
 import { type Ctx, requestCtx, type Services } from '../../domain/context.js';
 import { AppError } from '../../domain/errors.js';
 import { ERR } from '../../shared/errors.js';
@@ -15,6 +16,8 @@ declare module 'fastify' {
     apiKey?: boolean;
     /** True lets NUL characters through in the body: /api/mcp, whose tools pass them to the API's own guard. */
     nulInBody?: boolean;
+    /** Open to a user who must change their password (their profile, the password change). */
+    beforePasswordChange?: boolean;
   }
   interface FastifyRequest {
     ctx: Ctx;
@@ -63,10 +66,8 @@ function sameSite(request: FastifyRequest, origin: string, config: Config): bool
     return false;
   }
   if (config.publicUrl && new URL(config.publicUrl).origin === o.origin) return true;
-  const host =
-    request.headers['x-forwarded-host'] && config.trustProxy
-      ? String(request.headers['x-forwarded-host'])
-      : request.headers.host;
+  // Fastify reads X-Forwarded-Host only from a trusted proxy (DOCKET_TRUST_PROXY).
+  const host = request.host;
   if (!host) return false;
   try {
     // Normalise default ports the same way on both sides (Host: example.com:80 equals http://example.com).
@@ -94,7 +95,13 @@ export function registerAuth(app: FastifyInstance, services: Services) {
 
   app.addHook('onRoute', (route) => {
     const authenticate = (request: FastifyRequest) =>
-      authenticateRequest(request, services, route.config?.auth ?? 'user', route.config?.apiKey);
+      authenticateRequest(
+        request,
+        services,
+        route.config?.auth ?? 'user',
+        route.config?.apiKey,
+        route.config?.beforePasswordChange,
+      );
     route.onRequest = [authenticate, ...(route.onRequest ? [route.onRequest].flat() : [])];
   });
 }
@@ -104,17 +111,32 @@ async function authenticateRequest(
   services: Services,
   level: AuthLevel,
   apiKey: boolean | undefined,
+  beforePasswordChange: boolean | undefined,
 ) {
   const tabHeader = request.headers['x-tab-id'];
   const tabId =
     typeof tabHeader === 'string' && tabHeader.length > 0 && tabHeader.length <= 100 ? tabHeader : null;
-  const ctx = requestCtx(services, tabId);
+  const agent = request.headers['user-agent'];
+  const ctx = requestCtx(
+    services,
+    tabId,
+    request.ip ?? null,
+    typeof agent === 'string' && agent.length > 0 ? agent.slice(0, 300) : null,
+  );
   request.ctx = ctx;
+  const authorization = request.headers.authorization;
+  const bearer = !!authorization && /^bearer\s/i.test(authorization);
+  // The cross-site rule holds for every browser write, signed in or not: a foreign page's form
+  // must not sign a browser in (login CSRF), register, or sign it out. A Bearer key is not sent by
+  // browsers on their own, so it needs no Origin.
+  if (!bearer && STATE_CHANGING.has(request.method)) {
+    const origin = request.headers.origin;
+    if (origin && !sameSite(request, origin, services.config)) throw new AppError(403, ERR.crossSite);
+  }
   if (level === 'public') return;
 
-  const authorization = request.headers.authorization;
-  if (authorization && /^bearer\s/i.test(authorization)) {
-    ctx.actor = await resolveApiKey(ctx, authorization.slice(7).trim());
+  if (bearer) {
+    ctx.actor = await resolveApiKey(ctx, (authorization as string).slice(7).trim());
   } else {
     const token = request.cookies[SESSION_COOKIE];
     if (token) {
@@ -133,9 +155,11 @@ async function authenticateRequest(
     throw new AppError(403, ERR.notWithApiKey);
   }
   if (level === 'admin' && !actor?.isSystemAdmin) throw new AppError(403, ERR.adminRequired);
-
-  if (actor?.via === 'session' && STATE_CHANGING.has(request.method)) {
-    const origin = request.headers.origin;
-    if (origin && !sameSite(request, origin, services.config)) throw new AppError(403, ERR.crossSite);
+  if (actor?.keyScope === 'read' && STATE_CHANGING.has(request.method))
+    throw new AppError(403, ERR.readOnlyKey);
+  // An account given a temporary password (a wipe, the command line, an administrator) acts only
+  // after changing it: enforced here, not just by the web app (issue 19, finding 6).
+  if (actor?.mustChangePassword && level !== 'optional' && !beforePasswordChange) {
+    throw new AppError(403, ERR.passwordChangeRequired);
   }
 }

@@ -7,7 +7,14 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../domain/context.js';
-import { exportDatabase, importDatabase, wipeDatabase, wipeProjects } from '../../domain/database-admin.js';
+import {
+  type ConfirmedAdmin,
+  confirm,
+  exportDatabase,
+  importDatabase,
+  wipeDatabase,
+  wipeProjects,
+} from '../../domain/database-admin.js';
 import { AppError, badRequest, invalidField } from '../../domain/errors.js';
 import { getSettings, updateSettings } from '../../domain/settings.js';
 import {
@@ -181,7 +188,9 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
           consumes: ['multipart/form-data'],
           response: { 200: importResult },
         },
-        config: admin,
+        // The wipe's new administrator may restore a backup before choosing a password: the import
+        // replaces that account anyway.
+        config: { ...admin, beforePasswordChange: true },
       },
       async (req, reply) => {
         if (!req.isMultipart()) throw badRequest(ERR.noFile);
@@ -189,7 +198,10 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
         await fsp.mkdir(tmpDir, { recursive: true });
         const upload = path.join(tmpDir, `upload-${randomBytes(8).toString('hex')}.json`);
         try {
+          // The password is checked when the file part begins, before a byte of it is written to
+          // disk (issue 19, finding 5): the form must send confirmPassword before the file.
           let confirmPassword: string | null = null;
+          let who: ConfirmedAdmin | null = null;
           let received = false;
           const parts = req.parts({
             limits: { fileSize: config.backupMaxBytes, files: 1, fields: 10, parts: 12 },
@@ -201,6 +213,11 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
                   part.file.resume();
                   continue;
                 }
+                if (!confirmPassword) {
+                  part.file.resume();
+                  throw invalidField('confirmPassword', 'Required, before the file');
+                }
+                who = await confirm(req.ctx, confirmPassword);
                 await pipeline(part.file, fs.createWriteStream(upload));
                 received = true;
               } else if (part.fieldname === 'confirmPassword' && typeof part.value === 'string') {
@@ -214,9 +231,12 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
             if (err instanceof AppError || e.statusCode || e.syscall) throw err;
             throw invalidField('file', 'The upload ended early or is not valid multipart data');
           }
-          if (!confirmPassword) throw invalidField('confirmPassword', 'Required');
-          if (!received) throw badRequest(ERR.noFile);
-          const result = await importDatabase(req.ctx, upload, confirmPassword);
+          if (!received) {
+            if (!confirmPassword) throw invalidField('confirmPassword', 'Required');
+            throw badRequest(ERR.noFile);
+          }
+          if (!who) throw invalidField('confirmPassword', 'Required');
+          const result = await importDatabase(req.ctx, upload, who);
           for (const userId of result.endedSessionsOf) app.sessionEnded({ userId });
           clearSessionCookie(reply, config);
           return { success: true, imported: result.imported };

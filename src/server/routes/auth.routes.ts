@@ -1,7 +1,7 @@
-import type { FastifyRequest } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import { checkCredentials, deleteSessionByToken, login } from '../../domain/auth.js';
 import { AppError } from '../../domain/errors.js';
+import { WindowCounter } from '../../domain/rate-limit.js';
 import { register } from '../../domain/users.js';
 import {
   loginBody,
@@ -15,7 +15,7 @@ import {
 } from '../../shared/accounts.js';
 import { ERR } from '../../shared/errors.js';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../plugins/auth.js';
-import { WindowCounter } from '../rate-limit.js';
+import { acceptForms } from '../plugins/forms.js';
 
 const tags = ['Authentication'];
 
@@ -26,30 +26,10 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const { config } = app.services;
   const windowMs = config.registerWindowSeconds * 1000;
   const registrations = new WindowCounter(config.registerLimit, windowMs);
-  const failedLogins = new WindowCounter(config.loginLimit, windowMs);
 
   const limited = (counter: WindowCounter, key: string) => {
     const wait = counter.blockedFor(key);
     if (wait > 0) throw new AppError(429, ERR.rateLimit, { retryAfter: wait });
-  };
-  const loginKey = (req: FastifyRequest, username: string) => `${username.trim().toLowerCase()}|${req.ip}`;
-
-  /** Checks credentials with failed-attempt throttling per username and address. */
-  const throttledCheck = async <T>(
-    req: FastifyRequest,
-    username: string,
-    check: () => Promise<T>,
-  ): Promise<T> => {
-    const key = loginKey(req, username);
-    limited(failedLogins, key);
-    try {
-      const result = await check();
-      failedLogins.reset(key);
-      return result;
-    } catch (err) {
-      if (err instanceof AppError && err.status === 401) failedLogins.add(key);
-      throw err;
-    }
   };
 
   app.post(
@@ -68,36 +48,6 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.post(
-    '/api/auth/callback/credentials',
-    {
-      schema: {
-        tags,
-        summary: 'Sign in with a username or e-mail address and a password',
-        response: { 200: signedInOut },
-        body: loginBody,
-      },
-      config: { auth: 'public' },
-    },
-    async (req, reply) => {
-      const { user, session } = await throttledCheck(req, req.body.username, () =>
-        login(req.ctx, req.body.username, req.body.password),
-      );
-      setSessionCookie(reply, config, session);
-      return {
-        user: {
-          id: user.id,
-          username: user.username,
-          name: user.name,
-          email: user.email,
-          isSystemAdmin: user.is_system_admin === 1,
-          mustChangePassword: user.must_change_password === 1,
-        },
-        expires: session.expires,
-      };
-    },
-  );
-
-  app.post(
     '/api/auth/verify-credentials',
     {
       schema: {
@@ -110,9 +60,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (req) => {
       try {
-        const user = await throttledCheck(req, req.body.username, () =>
-          checkCredentials(req.ctx, req.body.username, req.body.password),
-        );
+        const user = await checkCredentials(req.ctx, req.body.username, req.body.password);
         return { valid: true, user: { id: user.id, username: user.username, name: user.name } };
       } catch (err) {
         if (err instanceof AppError && (err.status === 401 || err.status === 403)) return { valid: false };
@@ -151,33 +99,71 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.post(
-    '/api/auth/signout',
-    {
-      schema: {
-        tags,
-        summary: 'Sign out and go to callbackUrl (a path on this site)',
-        response: { 200: signoutOut },
-        body: signoutBody,
+  // Sign-in and sign-out also take HTML forms; the cross-site Origin rule covers them
+  // (plugins/auth.ts), so a foreign page's form cannot sign a browser in or out.
+  await app.register(async (scope) => {
+    acceptForms(scope);
+    const forms = scope.withTypeProvider<ZodTypeProvider>();
+    forms.post(
+      '/api/auth/callback/credentials',
+      {
+        schema: {
+          tags,
+          summary: 'Sign in with a username or e-mail address and a password',
+          response: { 200: signedInOut },
+          body: loginBody,
+        },
+        config: { auth: 'public' },
       },
-      config: { auth: 'public' },
-    },
-    async (req, reply) => {
-      const token = req.cookies[SESSION_COOKIE];
-      if (token) {
-        const userId = await deleteSessionByToken(req.ctx, token);
-        if (userId) app.sessionEnded({ userId, tokens: [token] });
-      }
-      clearSessionCookie(reply, config);
-      const url = safeCallback(req.body?.callbackUrl, config.basePath);
-      const accept = String(req.headers.accept ?? '');
-      if (accept.includes('application/json') && !accept.includes('text/html')) return { url };
-      return reply.redirect(url, 302);
-    },
-  );
+      async (req, reply) => {
+        const { user, session } = await login(req.ctx, req.body.username, req.body.password);
+        setSessionCookie(reply, config, session);
+        return {
+          user: {
+            id: user.id,
+            username: user.username,
+            name: user.name,
+            email: user.email,
+            isSystemAdmin: user.is_system_admin === 1,
+            mustChangePassword: user.must_change_password === 1,
+          },
+          expires: session.expires,
+        };
+      },
+    );
+
+    forms.post(
+      '/api/auth/signout',
+      {
+        schema: {
+          tags,
+          summary: 'Sign out and go to callbackUrl (a path on this site)',
+          response: { 200: signoutOut },
+          body: signoutBody,
+        },
+        config: { auth: 'public' },
+      },
+      async (req, reply) => {
+        const token = req.cookies[SESSION_COOKIE];
+        if (token) {
+          const userId = await deleteSessionByToken(req.ctx, token);
+          if (userId) app.sessionEnded({ userId, tokens: [token] });
+        }
+        clearSessionCookie(reply, config);
+        const url = safeCallback(req.body?.callbackUrl, config.basePath);
+        const accept = String(req.headers.accept ?? '');
+        if (accept.includes('application/json') && !accept.includes('text/html')) return { url };
+        return reply.redirect(url, 302);
+      },
+    );
+  });
 };
 
-/** A path on this site, or the site root: never another site (no scheme, no //host, no backslash). */
+/**
+ * A path on this site, or the site root: never another site. The path is resolved first
+ * (`/..//evil.example` resolves to `//evil.example`, which a browser reads as another host), and
+ * whatever resolves to a scheme-relative or backslash path goes to the root.
+ */
 export function safeCallback(callbackUrl: string | undefined, basePath: string): string {
   const root = `${basePath}/`;
   if (!callbackUrl) return root;
@@ -185,7 +171,10 @@ export function safeCallback(callbackUrl: string | undefined, basePath: string):
   try {
     const u = new URL(callbackUrl, 'http://docket.invalid');
     if (u.origin !== 'http://docket.invalid') return root;
-    return `${u.pathname}${u.search}${u.hash}`;
+    const out = `${u.pathname}${u.search}${u.hash}`;
+    if (!out.startsWith('/') || out.startsWith('//') || out.includes('\\')) return root;
+    if (basePath && out !== basePath && !out.startsWith(`${basePath}/`)) return root;
+    return out;
   } catch {
     return root;
   }

@@ -1,7 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { resolveApiKey } from '../../domain/auth.js';
+import { resolveApiKey } from '../../domain/api-keys.js';
 import { AppError } from '../../domain/errors.js';
 import { DocketClient, type FetchLike } from '../../mcp/client.js';
 import { createMcpServer, TOOLSETS, type Toolset } from '../../mcp/server.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { apiKeyStatus, createApiKey, revokeApiKey } from '../../domain/auth.js';
+import { apiKeyStatus, createApiKey, revokeApiKey } from '../../domain/api-keys.js';
 import { actorOf } from '../../domain/context.js';
 import { changeEmail, changePassword, deleteOwnAccount, getMe, updateMe } from '../../domain/users.js';
 import {
@@ -17,8 +17,13 @@ import { clearSessionCookie, setSessionCookie } from '../plugins/auth.js';
 const tags = ['Current user'];
 
 export const meRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get('/api/me', { schema: { tags, summary: 'My profile', response: { 200: meOut } } }, async (req) =>
-    getMe(req.ctx, actorOf(req.ctx).userId),
+  app.get(
+    '/api/me',
+    {
+      schema: { tags, summary: 'My profile', response: { 200: meOut } },
+      config: { beforePasswordChange: true },
+    },
+    async (req) => getMe(req.ctx, actorOf(req.ctx).userId),
   );
 
   app.patch(
@@ -50,7 +55,7 @@ export const meRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: successResponse },
         body: changePasswordBody,
       },
-      config: { apiKey: false },
+      config: { apiKey: false, beforePasswordChange: true },
     },
     async (req, reply) => {
       const userId = actorOf(req.ctx).userId;

@@ -1,6 +1,7 @@
 import { Link } from 'wouter';
 import { errorText } from '../api/client';
 import { useSession } from '../api/session';
+import { AdminAudit } from '../components/admin/AdminAudit';
 import { AdminDatabase } from '../components/admin/AdminDatabase';
 import { AdminSettings } from '../components/admin/AdminSettings';
 import { AdminUsers } from '../components/admin/AdminUsers';
@@ -11,10 +12,11 @@ const SECTIONS = [
   { id: 'users', label: 'Users' },
   { id: 'settings', label: 'Settings' },
   { id: 'database', label: 'Database' },
+  { id: 'audit', label: 'Audit log' },
 ] as const;
 type SectionId = (typeof SECTIONS)[number]['id'];
 
-/** The sections of the administration page as tabs: users, system settings, database. */
+/** The sections of the administration page as tabs: users, system settings, database, audit log. */
 function AdminTabs({ current }: { current: SectionId }) {
   return (
     <nav aria-label="Administration" className="flex items-center gap-0.5">
@@ -94,6 +96,7 @@ export function AdminPage({ section }: { section?: string }) {
         {current === 'users' && <AdminUsers me={user} />}
         {current === 'settings' && <AdminSettings />}
         {current === 'database' && <AdminDatabase />}
+        {current === 'audit' && <AdminAudit />}
       </div>
     </div>
   );

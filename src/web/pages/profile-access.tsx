@@ -87,7 +87,7 @@ export function EmailSection({ me }: { me: Me }) {
   );
 }
 
-export function PasswordSection() {
+export function PasswordSection({ onChanged }: { onChanged?: () => void } = {}) {
   const toast = useToast();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
@@ -106,6 +106,7 @@ export function PasswordSection() {
       setNext('');
       setAgain('');
       toast.show('Password changed; your other sessions have been signed out', 'success');
+      onChanged?.();
     } catch (err) {
       setError(errorText(err));
     } finally {
@@ -249,7 +250,7 @@ export function ApiKeySection() {
   return (
     <Section
       title="API key for AI assistants"
-      description="One key per account lets an assistant act as you through the tool server. It is shown once."
+      description="The write key named MCP lets an assistant act as you through the tool server. It is shown once."
     >
       {status.isPending && <Skeleton className="h-6 w-64" />}
       {status.isError && <FormError error={errorText(status.error)} />}

@@ -1,6 +1,7 @@
 /**
  * A fixed-window counter per key, kept in memory. Used for registration attempts per address and
- * failed logins per username and address (DECISIONS section 1). Each instance counts on its own.
+ * password attempts per account and per address (src/domain/attempts.ts). Each instance counts on
+ * its own.
  */
 export class WindowCounter {
   private readonly hits = new Map<string, { count: number; resetAt: number }>();
@@ -29,6 +30,14 @@ export class WindowCounter {
 
   reset(key: string): void {
     this.hits.delete(key);
+  }
+
+  /** Takes back one counted attempt (it succeeded). */
+  remove(key: string, now = Date.now()): void {
+    const h = this.hits.get(key);
+    if (!h || h.resetAt <= now) return;
+    if (h.count <= 1) this.hits.delete(key);
+    else h.count--;
   }
 
   private prune(now: number) {

@@ -1,0 +1,103 @@
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { errorText } from '../../api/client';
+import { type AuditEntry, fetchAuditPage } from '../../api/security';
+import { Section } from '../ProjectNav';
+import { fullTime, relativeTime } from '../time';
+import { Button, ErrorState, Field, Input, Skeleton } from '../ui';
+
+/** What an entry did to what, in a line. */
+function describe(e: AuditEntry): string {
+  const d = e.details ?? {};
+  const parts: string[] = [];
+  for (const key of [
+    'login',
+    'reason',
+    'username',
+    'key',
+    'title',
+    'project',
+    'name',
+    'scope',
+    'role',
+    'from',
+    'to',
+  ]) {
+    const v = d[key];
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') parts.push(`${key}: ${v}`);
+  }
+  if (parts.length === 0 && e.target) parts.push(`${e.target.type} ${e.target.id ?? ''}`.trim());
+  return parts.join(' · ');
+}
+
+/** The audit log (issue 19): newest first, filtered by actor and action, loaded page by page. */
+export function AdminAudit() {
+  const [actor, setActor] = useState('');
+  const [action, setAction] = useState('');
+  const [filters, setFilters] = useState<{ actor?: string; action?: string }>({});
+  const log = useInfiniteQuery({
+    queryKey: ['admin-audit', filters],
+    queryFn: ({ pageParam }) => fetchAuditPage({ ...filters, cursor: pageParam }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+  });
+  const apply = (e: FormEvent) => {
+    e.preventDefault();
+    setFilters({ actor: actor.trim() || undefined, action: action.trim() || undefined });
+  };
+  const items = log.data?.pages.flatMap((p) => p.items) ?? [];
+  return (
+    <div className="max-w-4xl p-4">
+      <Section
+        title="Audit log"
+        description="Sign-ins, account and key changes, administrators' actions and deletions, newest first."
+      >
+        <form onSubmit={apply} className="mb-3 flex flex-wrap items-end gap-2">
+          <Field label="Actor (username)">
+            {(id) => <Input id={id} value={actor} onChange={(e) => setActor(e.target.value)} />}
+          </Field>
+          <Field label="Action (admin.* for a prefix)">
+            {(id) => <Input id={id} value={action} onChange={(e) => setAction(e.target.value)} />}
+          </Field>
+          <Button type="submit">Filter</Button>
+        </form>
+        {log.isPending && <Skeleton className="h-32" />}
+        {log.isError && <ErrorState message={errorText(log.error)} onRetry={() => log.refetch()} />}
+        {log.data && items.length === 0 && <p className="text-muted">No entries.</p>}
+        {items.length > 0 && (
+          <table className="w-full text-left text-[13px]" data-testid="audit-log">
+            <thead className="text-[12px] text-muted">
+              <tr>
+                <th className="py-1 pr-2 font-normal">When</th>
+                <th className="py-1 pr-2 font-normal">Who</th>
+                <th className="py-1 pr-2 font-normal">Action</th>
+                <th className="py-1 pr-2 font-normal">What</th>
+                <th className="py-1 font-normal">Address</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((e) => (
+                <tr key={e.id} className="border-t border-line align-top" data-testid="audit-entry">
+                  <td className="py-1 pr-2 whitespace-nowrap">
+                    <time title={fullTime(e.at)}>{relativeTime(e.at)}</time>
+                  </td>
+                  <td className="py-1 pr-2">{e.actor ? (e.actor.username ?? e.actor.id) : '—'}</td>
+                  <td className="py-1 pr-2 font-mono text-[12px]">{e.action}</td>
+                  <td className="py-1 pr-2 break-all">{describe(e)}</td>
+                  <td className="py-1 text-muted">{e.address ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {log.hasNextPage && (
+          <div className="mt-3">
+            <Button onClick={() => log.fetchNextPage()} disabled={log.isFetchingNextPage}>
+              {log.isFetchingNextPage ? 'Loading…' : 'Older entries'}
+            </Button>
+          </div>
+        )}
+      </Section>
+    </div>
+  );
+}
