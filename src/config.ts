@@ -41,6 +41,11 @@ const schema = z.object({
   DOCKET_BODY_LIMIT_BYTES: int(1024, 1024 ** 3).default(1_048_576),
   DOCKET_BACKUP_MAX_BYTES: int(1024, 1024 ** 4).default(20 * 1024 ** 3),
   DOCKET_TRUST_PROXY: bool.default(false),
+  DOCKET_SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^/]/, 'must be an smtp:// or smtps:// URL such as smtp://user:pass@host:587')
+    .optional(),
+  DOCKET_MAIL_FROM: z.string().min(3).max(320).optional(),
   DOCKET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -64,6 +69,10 @@ export interface Config {
   backupMaxBytes: number;
   trustProxy: boolean;
   logLevel: string;
+  /** SMTP server for notification e-mail; e-mail is off unless this and mailFrom are set. */
+  smtpUrl?: string;
+  /** The From of notification e-mail, `Docket <docket@example.com>` or an address. */
+  mailFrom?: string;
   /** PostgreSQL schema (tests only). */
   pgSchema?: string;
   /** Argon2 setting of new password hashes; only the test suite sets `test` (src/domain/passwords.ts). */
@@ -107,5 +116,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     backupMaxBytes: e.DOCKET_BACKUP_MAX_BYTES,
     trustProxy: e.DOCKET_TRUST_PROXY,
     logLevel: e.DOCKET_LOG_LEVEL,
+    smtpUrl: e.DOCKET_SMTP_URL,
+    mailFrom: e.DOCKET_MAIL_FROM,
   };
 }

@@ -7,6 +7,7 @@ import { compactTicketPositions, lockBoard, shiftPositions } from './board-posit
 import { actorOf, type Ctx, type Emit, type Tx, transact } from './context.js';
 import { invalidField } from './errors.js';
 import { newId, nowIso } from './ids.js';
+import { notifyTicketChanged, notifyTicketCreated } from './notifications/index.js';
 import { presentTicketsFull, type TicketFull } from './presenters/tickets.js';
 import { DEFAULT_COLUMNS } from './projects.js';
 import { transactWrite } from './races.js';
@@ -117,6 +118,7 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
       .values(watchers.map((user_id) => ({ ticket_id: row.id, user_id })))
       .execute();
     await recordSprintChange(tx, row, null, row.sprint_id, now);
+    await notifyTicketCreated(ctx, tx, emit, project, row);
     const [out] = await presentTicketsFull(tx, project.key, [row.id]);
     emit({ scope: 'project', type: 'ticket.created', projectId: project.id, data: out });
     return out;
@@ -330,6 +332,7 @@ export async function updateTicket(
     const refs = await resolveRefs(tx, project, body);
     const result = await applyUpdate(tx, project, ticket, body, refs, actor.userId, nowIso());
     if (!result.changed) return (await presentTicketsFull(tx, project.key, [ticket.id]))[0];
+    await notifyTicketChanged(ctx, tx, emit, project, ticket);
     const [out] = await emitTickets(tx, emit, project, [{ id: ticket.id, moved: result.moved }]);
     return out;
   });
@@ -380,6 +383,7 @@ export async function bulkUpdateTickets(ctx: Ctx, projectRef: string, body: z.in
         : t;
       const r = await applyUpdate(tx, project, fresh, body.updates, refs, actor.userId, now);
       if (r.changed) results.push({ id: t.id, moved: r.moved });
+      if (r.changed) await notifyTicketChanged(ctx, tx, emit, project, fresh);
     }
     await emitTickets(tx, emit, project, results);
     const views = await presentTicketsFull(

@@ -7,6 +7,7 @@ import { filesRoutes } from './files.routes.js';
 import { healthRoutes } from './health.routes.js';
 import { mcpRoutes } from './mcp.routes.js';
 import { meRoutes } from './me.routes.js';
+import { notificationsRoutes } from './notifications.routes.js';
 import { projectsRoutes } from './projects.routes.js';
 import { sprintsRoutes } from './sprints.routes.js';
 import { ticketsRoutes } from './tickets.routes.js';
@@ -26,4 +27,5 @@ export const ROUTES: FastifyPluginAsyncZod[] = [
   filesRoutes,
   attachmentsRoutes,
   mcpRoutes,
+  notificationsRoutes,
 ];

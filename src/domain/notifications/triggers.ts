@@ -1,0 +1,169 @@
+import { sql } from 'kysely';
+import type { ProjectsTable, SprintsTable, TicketsTable } from '../../db/types.js';
+import { mentionedUsernames } from '../../shared/mentions.js';
+import type { Ctx, Emit, Tx } from '../context.js';
+import { excerptOf, type Intent, notify } from './notify.js';
+
+/**
+ * The changes that notify (issue 18), one function per place in the domain that makes them. Each
+ * runs inside the change's transaction; src/domain/notifications/notify.ts applies the rules
+ * (not the actor, visible project, folding, e-mail).
+ */
+
+async function usersNamed(tx: Tx, usernames: string[]): Promise<string[]> {
+  if (usernames.length === 0) return [];
+  const rows = await tx
+    .selectFrom('users')
+    .select('id')
+    .where(sql`lower(username)`, 'in', usernames)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** People mentioned in `text` but not in `before` (an edit mentions only the newly added names). */
+async function mentionIntents(tx: Tx, text: string | null, before: string | null, ticketId: string) {
+  const old = new Set(mentionedUsernames(before));
+  const names = mentionedUsernames(text).filter((n) => !old.has(n));
+  const excerpt = excerptOf(text ?? '');
+  return (await usersNamed(tx, names)).map<Intent>((userId) => ({
+    userId,
+    type: 'mentioned',
+    excerpt,
+    ticketId,
+  }));
+}
+
+export async function notifyTicketCreated(
+  ctx: Ctx,
+  tx: Tx,
+  emit: Emit,
+  project: ProjectsTable,
+  row: TicketsTable,
+) {
+  const intents = await mentionIntents(tx, row.description, null, row.id);
+  if (row.assignee_id)
+    intents.push({
+      userId: row.assignee_id,
+      type: 'assigned',
+      excerpt: excerptOf(row.title),
+      ticketId: row.id,
+    });
+  await notify(ctx, tx, emit, project.id, intents);
+}
+
+/**
+ * After an update of one ticket (`before` is the row as it was): the new assignee, the newly
+ * mentioned, and the watchers when its column, priority or due date changed.
+ */
+export async function notifyTicketChanged(
+  ctx: Ctx,
+  tx: Tx,
+  emit: Emit,
+  project: ProjectsTable,
+  before: TicketsTable,
+) {
+  const after = await tx.selectFrom('tickets').selectAll().where('id', '=', before.id).executeTakeFirst();
+  if (!after) return;
+  const intents: Intent[] = [];
+  if (after.description !== before.description)
+    intents.push(...(await mentionIntents(tx, after.description, before.description, after.id)));
+  if (after.assignee_id && after.assignee_id !== before.assignee_id)
+    intents.push({
+      userId: after.assignee_id,
+      type: 'assigned',
+      excerpt: excerptOf(after.title),
+      ticketId: after.id,
+    });
+  const parts: string[] = [];
+  if (after.column_id !== before.column_id) {
+    const cols = await tx
+      .selectFrom('columns')
+      .select(['id', 'name'])
+      .where('id', 'in', [before.column_id, after.column_id])
+      .execute();
+    const name = (id: string) => cols.find((c) => c.id === id)?.name ?? '?';
+    parts.push(`Status: ${name(before.column_id)} → ${name(after.column_id)}`);
+  }
+  if (after.priority !== before.priority) parts.push(`Priority: ${before.priority} → ${after.priority}`);
+  if (after.due_date !== before.due_date)
+    parts.push(`Due date: ${before.due_date ?? 'none'} → ${after.due_date ?? 'none'}`);
+  if (parts.length > 0) {
+    const watchers = await tx
+      .selectFrom('ticket_watchers')
+      .select('user_id')
+      .where('ticket_id', '=', after.id)
+      .execute();
+    const excerpt = excerptOf(parts.join('; '));
+    for (const w of watchers)
+      intents.push({ userId: w.user_id, type: 'updated', excerpt, ticketId: after.id });
+  }
+  await notify(ctx, tx, emit, project.id, intents);
+}
+
+/** A new comment: the mentioned, and the ticket's reporter, assignee and watchers. */
+export async function notifyCommentCreated(
+  ctx: Ctx,
+  tx: Tx,
+  emit: Emit,
+  project: ProjectsTable,
+  ticket: TicketsTable,
+  content: string,
+) {
+  const intents = await mentionIntents(tx, content, null, ticket.id);
+  const excerpt = excerptOf(content);
+  const watchers = await tx
+    .selectFrom('ticket_watchers')
+    .select('user_id')
+    .where('ticket_id', '=', ticket.id)
+    .execute();
+  const people = [ticket.reporter_id, ticket.assignee_id, ...watchers.map((w) => w.user_id)];
+  for (const userId of people)
+    if (userId) intents.push({ userId, type: 'commented', excerpt, ticketId: ticket.id });
+  await notify(ctx, tx, emit, project.id, intents);
+}
+
+/** An edited comment: only the people it newly mentions. */
+export async function notifyCommentEdited(
+  ctx: Ctx,
+  tx: Tx,
+  emit: Emit,
+  project: ProjectsTable,
+  ticketId: string,
+  before: string,
+  after: string,
+) {
+  await notify(ctx, tx, emit, project.id, await mentionIntents(tx, after, before, ticketId));
+}
+
+export async function notifyMemberAdded(
+  ctx: Ctx,
+  tx: Tx,
+  emit: Emit,
+  project: ProjectsTable,
+  userId: string,
+) {
+  await notify(ctx, tx, emit, project.id, [
+    { userId, type: 'added_to_project', excerpt: excerptOf(project.name) },
+  ]);
+}
+
+/** A sprint started or completed: the assignees of its tickets (read before any ticket leaves it). */
+export async function notifySprint(
+  ctx: Ctx,
+  tx: Tx,
+  emit: Emit,
+  project: ProjectsTable,
+  sprint: SprintsTable,
+  type: 'sprint_started' | 'sprint_completed',
+) {
+  const rows = await tx
+    .selectFrom('tickets')
+    .select('assignee_id')
+    .distinct()
+    .where('sprint_id', '=', sprint.id)
+    .where('assignee_id', 'is not', null)
+    .execute();
+  const excerpt = excerptOf(sprint.goal ? `${sprint.name}: ${sprint.goal}` : sprint.name);
+  const intents = rows.flatMap((r) => (r.assignee_id ? [{ userId: r.assignee_id, type, excerpt }] : []));
+  await notify(ctx, tx, emit, project.id, intents);
+}
