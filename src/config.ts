@@ -46,6 +46,8 @@ const schema = z.object({
     .regex(/^smtps?:\/\/[^/]/, 'must be an smtp:// or smtps:// URL such as smtp://user:pass@host:587')
     .optional(),
   DOCKET_MAIL_FROM: z.string().min(3).max(320).optional(),
+  DOCKET_MAIL_SENDER: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
+  DOCKET_MAIL_LEASE_SECONDS: int(2, 3600).default(120),
   DOCKET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -73,6 +75,10 @@ export interface Config {
   smtpUrl?: string;
   /** The From of notification e-mail, `Docket <docket@example.com>` or an address. */
   mailFrom?: string;
+  /** Whether this instance runs the outbox sender (`off`: it only writes the outbox). */
+  mailSender: boolean;
+  /** How long a claimed outbox message is this instance's before another may send it. */
+  mailLeaseSeconds: number;
   /** PostgreSQL schema (tests only). */
   pgSchema?: string;
   /** Argon2 setting of new password hashes; only the test suite sets `test` (src/domain/passwords.ts). */
@@ -118,5 +124,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.DOCKET_LOG_LEVEL,
     smtpUrl: e.DOCKET_SMTP_URL,
     mailFrom: e.DOCKET_MAIL_FROM,
+    mailSender: e.DOCKET_MAIL_SENDER === 'on',
+    mailLeaseSeconds: e.DOCKET_MAIL_LEASE_SECONDS,
   };
 }

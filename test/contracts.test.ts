@@ -98,6 +98,7 @@ describe('answers: declared by every route and kept', () => {
       'post /api/mcp',
       'get /api/mcp',
       'delete /api/mcp',
+      'get /api/notifications/unsubscribe',
     ]);
     const missing: string[] = [];
     let operations = 0;

@@ -11,8 +11,10 @@ import {
   type NotificationSettingsBody,
   type NotificationSettingsOut,
 } from '../../shared/notifications.js';
-import { actorOf, type Ctx, type Tx, transact } from '../context.js';
+import { actorOf, type Ctx, type Services, type Tx, transact } from '../context.js';
+import { badRequest } from '../errors.js';
 import { nowIso } from '../ids.js';
+import { verifyUnsubscribeToken } from './mail.js';
 
 /**
  * Each user's e-mail preferences. Defaults (issue 18): assignments and mentions are e-mailed at
@@ -119,3 +121,18 @@ export async function updateNotificationSettings(ctx: Ctx, body: NotificationSet
     return present(ctx.config, next);
   });
 }
+
+/** RFC 8058 one-click unsubscribe: turns all e-mail off for the user the token was signed for. */
+export async function unsubscribeByToken(s: Services, token: string): Promise<void> {
+  await transact(s, async (tx) => {
+    const userId = await verifyUnsubscribeToken(s.db, tx, token);
+    const user = userId
+      ? await tx.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst()
+      : undefined;
+    if (!user) throw badRequest(UNSUBSCRIBE_INVALID);
+    const current = (await settingsOf(tx, [user.id])).get(user.id) ?? DEFAULT_SETTINGS;
+    await writeSettings(tx, user.id, { ...current, email: 'off' });
+  });
+}
+
+export const UNSUBSCRIBE_INVALID = 'This unsubscribe link is not valid';

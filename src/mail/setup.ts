@@ -1,0 +1,13 @@
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../domain/context.js';
+import { mailEnabled } from '../domain/notifications/settings.js';
+import { MailSender } from './sender.js';
+
+/** Runs the outbox sender in this instance when e-mail is configured (and DOCKET_MAIL_SENDER is on). */
+export function setupMail(app: FastifyInstance, services: Services): MailSender | null {
+  if (!mailEnabled(services.config) || !services.config.mailSender) return null;
+  const sender = new MailSender({ ...services, db: { ...services.db } });
+  app.addHook('onReady', async () => sender.start());
+  app.addHook('preClose', async () => sender.stop());
+  return sender;
+}
