@@ -145,6 +145,21 @@ describe('e-mail follows the settings', () => {
     expect(await composeDueDigests(t.app.services, new Date(Date.now() + 200 * 60_000))).toBe(0);
   });
 
+  it('two digest runs at the same moment queue one digest', async () => {
+    const { owner, ann, p } = await setup(t);
+    const ticket = await makeTicket(owner, p.id, { watcherIds: [ann.userId] });
+    await owner.patch(`/api/projects/${p.id}/tickets/${ticket.id}`, { priority: 'High' });
+    const later = new Date(Date.now() + 61 * 60_000);
+    await Promise.all([
+      composeDueDigests(t.app.services, later),
+      composeDueDigests(t.app.services, later),
+      composeDueDigests(t.app.services, later),
+    ]);
+    const digests = (await outbox(t, ann.userId)).filter((r) => r.kind === 'digest');
+    expect(digests).toHaveLength(1);
+    expect(digests[0].subject).toBe('Docket: 2 notifications');
+  });
+
   it('instant mails every type, off and disabled types mail nothing, and without SMTP nothing is queued', async () => {
     const { owner, ann, p } = await setup(t);
     await ann.patch('/api/me/notification-settings', { email: 'instant', types: { commented: false } });

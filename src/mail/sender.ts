@@ -162,7 +162,7 @@ export class MailSender {
       .set({
         status: 'sent',
         sent_at: new Date().toISOString(),
-        claimed_by: null,
+        // claimed_by stays: the instance that sent it.
         claimed_until: null,
         last_error: null,
       })
