@@ -8,6 +8,7 @@ import { FormError, Section } from '../components/ProjectNav';
 import { useToast } from '../components/toast';
 import { Avatar, Button, Dialog, ErrorState, Field, Input, Skeleton } from '../components/ui';
 import { ApiKeySection, DeleteAccountSection, EmailSection, PasswordSection } from './profile-access';
+import { NotificationsSection } from './profile-notifications';
 import { PageHeader } from './projects';
 
 /** Keeps the shell's signed-in user in step with the profile. */
@@ -38,6 +39,7 @@ export function ProfilePage() {
             <AvatarSection me={me.data} />
             <EmailSection me={me.data} />
             <PasswordSection />
+            <NotificationsSection />
             <ApiKeySection />
             <DeleteAccountSection />
           </div>
