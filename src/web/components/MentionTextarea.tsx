@@ -32,19 +32,23 @@ export function MentionTextarea({
   const listId = useId();
   const [at, setAt] = useState<{ start: number; query: string } | null>(null);
   const [active, setActive] = useState(0);
-  const [dismissedAt, setDismissedAt] = useState<number | null>(null);
+  const [dismissed, setDismissed] = useState<string | null>(null);
   const matches = useMemo(() => {
     if (!at) return [];
     const q = at.query.toLowerCase();
     const starts = people.filter(
       (p) => p.username.toLowerCase().startsWith(q) || (p.name ?? '').toLowerCase().startsWith(q),
     );
-    const contains = people.filter(
-      (p) => !starts.includes(p) && `${p.username} ${p.name ?? ''}`.toLowerCase().includes(q),
-    );
+    // Matches inside names only once two letters are typed: one letter matches nearly everyone.
+    const contains =
+      q.length < 2
+        ? []
+        : people.filter(
+            (p) => !starts.includes(p) && `${p.username} ${p.name ?? ''}`.toLowerCase().includes(q),
+          );
     return [...starts, ...contains].slice(0, 8);
   }, [at, people]);
-  const open = !!at && matches.length > 0 && dismissedAt !== at.start;
+  const open = !!at && matches.length > 0 && dismissed !== `${at.start}:${at.query}`;
 
   const track = (el: HTMLTextAreaElement) => {
     const next = typedMention(el.value, el.selectionStart ?? el.value.length);
@@ -83,7 +87,7 @@ export function MentionTextarea({
       if (e.key === 'Escape') {
         e.preventDefault();
         e.stopPropagation();
-        setDismissedAt(at?.start ?? null);
+        setDismissed(at ? `${at.start}:${at.query}` : null);
         return;
       }
     }
