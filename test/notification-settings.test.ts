@@ -145,6 +145,16 @@ describe('e-mail follows the settings', () => {
     expect(await composeDueDigests(t.app.services, new Date(Date.now() + 200 * 60_000))).toBe(0);
   });
 
+  it('leaving a project drops its unsent e-mail and its waiting digest entries', async () => {
+    const { owner, ann, p } = await setup(t);
+    await makeTicket(owner, p.id, { assigneeId: ann.userId });
+    expect(await outbox(t, ann.userId)).toHaveLength(1);
+    expect((await ann.del(`/api/projects/${p.id}/members/${ann.userId}`)).statusCode).toBe(200);
+    expect(await outbox(t, ann.userId)).toHaveLength(0);
+    await composeDueDigests(t.app.services, new Date(Date.now() + 61 * 60_000));
+    expect(await outbox(t, ann.userId)).toHaveLength(0); // being added to the project was waiting: gone too
+  });
+
   it('two digest runs at the same moment queue one digest', async () => {
     const { owner, ann, p } = await setup(t);
     const ticket = await makeTicket(owner, p.id, { watcherIds: [ann.userId] });
@@ -214,6 +224,17 @@ describe('e-mail follows the settings', () => {
       payload: 'List-Unsubscribe=One-Click',
     });
     expect(done.statusCode).toBe(200);
+    expect(done.json()).toEqual({ success: true, email: 'off' });
     expect((await ann.get('/api/me/notification-settings')).json().email).toBe('off');
+    // The page's own form (a browser asks for HTML): a page again, and still off.
+    const form = await t.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+      payload: 'List-Unsubscribe=One-Click',
+    });
+    expect(form.statusCode).toBe(200);
+    expect(form.headers['content-type']).toMatch(/text\/html/);
+    expect(form.body).toContain('Unsubscribed');
   });
 });

@@ -23,6 +23,9 @@ import { composeDueDigests } from '../domain/notifications/index.js';
  */
 export const MAX_ATTEMPTS = 8;
 const POLL_MS = 1000;
+const PRUNE_EVERY_MS = 60 * 60_000;
+/** Sent messages are kept this long as a record, then deleted; failed ones stay for the operator. */
+const KEEP_SENT_MS = 30 * 24 * 60 * 60_000;
 const BACKOFF_BASE_MS = 2000;
 const BACKOFF_MAX_MS = 60 * 60_000;
 
@@ -78,9 +81,19 @@ export class MailSender {
     this.transport.close();
   }
 
-  /** Composes due digests, then sends every due message, one at a time. */
+  private lastPrune = 0;
+
+  /** Composes due digests, then sends every due message, one at a time; hourly, forgets old sent ones. */
   async tick(): Promise<number> {
     await composeDueDigests(this.s);
+    if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
+      this.lastPrune = Date.now();
+      await this.s.db.kysely
+        .deleteFrom('mail_outbox')
+        .where('status', '=', 'sent')
+        .where('sent_at', '<', new Date(Date.now() - KEEP_SENT_MS).toISOString())
+        .execute();
+    }
     let sent = 0;
     while (!this.stopped) {
       const row = await this.claim();
