@@ -112,11 +112,12 @@ describe('notifications in the web app', () => {
     // Members only: Bob and Bella, not the stranger.
     await expect.poll(() => options.count()).toBe(2);
     expect(await list.textContent()).not.toContain(stranger.username);
-    expect(await input.getAttribute('aria-expanded')).toBe('true');
+    expect(await input.getAttribute('aria-controls')).toBe(await list.getAttribute('id'));
     await screenshot(page, 'mention-autocomplete');
     await input.pressSequentially('e');
     await expect.poll(() => options.count()).toBe(1);
     await expect.poll(() => options.first().getAttribute('aria-selected')).toBe('true');
+    expect(await input.getAttribute('aria-activedescendant')).toBe(await options.first().getAttribute('id'));
     // Escape closes only the list; Backspace and a new letter bring it back.
     await page.keyboard.press('Escape');
     await expect.poll(() => list.count()).toBe(0);

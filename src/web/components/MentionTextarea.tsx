@@ -100,9 +100,10 @@ export function MentionTextarea({
         {...rest}
         ref={ref}
         value={value}
-        role="combobox"
+        // A textbox that suggests (aria-autocomplete): it keeps its textbox role, so it reads and is
+        // found as the text field it is; the open list is named by aria-controls and the highlighted
+        // person by aria-activedescendant.
         aria-autocomplete="list"
-        aria-expanded={open}
         aria-controls={open ? listId : undefined}
         aria-activedescendant={open ? `${listId}-${Math.min(active, matches.length - 1)}` : undefined}
         onChange={(e) => {

@@ -221,7 +221,7 @@ export function Dialog({
               e.stopPropagation();
               // An open suggestion list (the @-mention combobox) takes Escape for itself.
               const target = e.target as Element | null;
-              if (target?.closest?.('[role="combobox"][aria-expanded="true"]')) e.preventDefault();
+              if (target?.closest?.('[aria-autocomplete="list"][aria-activedescendant]')) e.preventDefault();
             }}
             onCloseAutoFocus={(e) => {
               e.preventDefault();
