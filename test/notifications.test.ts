@@ -82,6 +82,19 @@ describe('mentions', () => {
   });
 });
 
+describe('excerpts', () => {
+  it('a mention far into a long text shows the text around it', async () => {
+    const { owner, people, p } = await team(1);
+    const [ann] = people;
+    const filler = 'Lorem ipsum dolor sit amet. '.repeat(20);
+    await makeTicket(owner, p.id, { description: `${filler}Please check this, @${ann.username}, thanks.` });
+    const item = (await inbox(ann, '?type=mentioned')).items[0];
+    expect(item.excerpt).toContain(`@${ann.username}`);
+    expect(item.excerpt.startsWith('…')).toBe(true);
+    expect(item.excerpt.length).toBeLessThanOrEqual(200);
+  });
+});
+
 describe('notifications of changes', () => {
   it('tells the assignee, and never the actor', async () => {
     const { owner, people, p } = await team(2);

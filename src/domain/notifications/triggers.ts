@@ -10,25 +10,31 @@ import { excerptOf, type Intent, notify } from './notify.js';
  * (not the actor, visible project, folding, e-mail).
  */
 
-async function usersNamed(tx: Tx, usernames: string[]): Promise<string[]> {
+async function usersNamed(tx: Tx, usernames: string[]): Promise<{ id: string; username: string }[]> {
   if (usernames.length === 0) return [];
-  const rows = await tx
+  return tx
     .selectFrom('users')
-    .select('id')
+    .select(['id', 'username'])
     .where(sql`lower(username)`, 'in', usernames)
     .execute();
-  return rows.map((r) => r.id);
+}
+
+/** The excerpt of a mention: the text from a little before the first `@username`. */
+function aroundMention(text: string, username: string): string {
+  const at = text.toLowerCase().indexOf(`@${username.toLowerCase()}`);
+  if (at < 60) return excerptOf(text);
+  const from = text.lastIndexOf(' ', at - 40);
+  return excerptOf(`…${text.slice(from < 0 ? at - 40 : from + 1)}`);
 }
 
 /** People mentioned in `text` but not in `before` (an edit mentions only the newly added names). */
 async function mentionIntents(tx: Tx, text: string | null, before: string | null, ticketId: string) {
   const old = new Set(mentionedUsernames(before));
   const names = mentionedUsernames(text).filter((n) => !old.has(n));
-  const excerpt = excerptOf(text ?? '');
-  return (await usersNamed(tx, names)).map<Intent>((userId) => ({
-    userId,
+  return (await usersNamed(tx, names)).map<Intent>((u) => ({
+    userId: u.id,
     type: 'mentioned',
-    excerpt,
+    excerpt: aroundMention(text ?? '', u.username),
     ticketId,
   }));
 }
