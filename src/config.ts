@@ -66,6 +66,13 @@ const schema = z.object({
   DOCKET_UPLOAD_QUOTA_BYTES: int(0, 1024 ** 5).default(2 * 1024 ** 3),
   DOCKET_REQUEST_TIMEOUT_SECONDS: int(1, 86_400).default(300),
   DOCKET_AUDIT_DAYS: int(1, 36_500).default(365),
+  DOCKET_SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^/]/, 'must be an smtp:// or smtps:// URL such as smtp://user:pass@host:587')
+    .optional(),
+  DOCKET_MAIL_FROM: z.string().min(3).max(320).optional(),
+  DOCKET_MAIL_SENDER: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
+  DOCKET_MAIL_LEASE_SECONDS: int(2, 3600).default(120),
   DOCKET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -105,6 +112,14 @@ export interface Config {
   logLevel: string;
   /** Bytes the read cache may hold (0: off). */
   readCacheBytes: number;
+  /** SMTP server for notification e-mail; e-mail is off unless this and mailFrom are set. */
+  smtpUrl?: string;
+  /** The From of notification e-mail, `Docket <docket@example.com>` or an address. */
+  mailFrom?: string;
+  /** Whether this instance runs the outbox sender (`off`: it only writes the outbox). */
+  mailSender: boolean;
+  /** How long a claimed outbox message is this instance's before another may send it. */
+  mailLeaseSeconds: number;
   /** PostgreSQL schema (tests only). */
   pgSchema?: string;
   /** Argon2 setting of new password hashes; only the test suite sets `test` (src/domain/passwords.ts). */
@@ -153,5 +168,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     auditDays: e.DOCKET_AUDIT_DAYS,
     logLevel: e.DOCKET_LOG_LEVEL,
     readCacheBytes: e.DOCKET_READ_CACHE_MB * 1024 * 1024,
+    smtpUrl: e.DOCKET_SMTP_URL,
+    mailFrom: e.DOCKET_MAIL_FROM,
+    mailSender: e.DOCKET_MAIL_SENDER === 'on',
+    mailLeaseSeconds: e.DOCKET_MAIL_LEASE_SECONDS,
   };
 }

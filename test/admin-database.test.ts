@@ -53,7 +53,9 @@ describe('the backup format covers the schema', () => {
     const db = t.app.services.db.kysely as unknown as Kysely<any>;
     const tables = await db.introspection.getTables();
     const names = tables.map((x) => x.name).filter((n) => !n.startsWith('kysely_'));
-    expect(new Set(names)).toEqual(new Set([...BACKUP_TABLES, 'sessions', 'events', 'audit_log']));
+    expect(new Set(names)).toEqual(
+      new Set([...BACKUP_TABLES, 'sessions', 'events', 'audit_log', 'mail_outbox', 'signing_keys']),
+    );
     for (const table of BACKUP_TABLES) {
       const columns = (tables.find((x) => x.name === table)?.columns ?? []).map((c) => c.name).sort();
       expect([table, ...Object.keys(ROW_SCHEMAS[table].shape).sort()]).toEqual([table, ...columns]);

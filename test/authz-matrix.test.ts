@@ -76,6 +76,13 @@ const EXPECT: Record<string, Row> = {
   'POST /api/upload': SIGNED_IN(201),
   'GET /api/users/events': SIGNED_IN(200),
   'GET /api/projects/events': SIGNED_IN(200),
+  'GET /api/me/notifications': SIGNED_IN(200),
+  'POST /api/me/notifications/read': SIGNED_IN(200),
+  'GET /api/me/notification-settings': SIGNED_IN(200),
+  'PATCH /api/me/notification-settings': SIGNED_IN(200),
+  // The unsubscribe link: its signed token is the credential (a forged one is a 400 for everyone).
+  'GET /api/notifications/unsubscribe': ALL_200,
+  'POST /api/notifications/unsubscribe': [400, 400, 400, 400, 400, 400, 400],
 
   // System administration
   'GET /api/admin/users': SYSTEM_ADMIN(200),
@@ -271,6 +278,10 @@ const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?
         .executeTakeFirstOrThrow();
       return { params: { sessionId: row.id } };
     },
+    'POST /api/me/notifications/read': async () => ({ json: { all: true } }),
+    'PATCH /api/me/notification-settings': async () => ({ json: { email: 'digest' } }),
+    'GET /api/notifications/unsubscribe': async () => ({ path: '/api/notifications/unsubscribe?token=a.b' }),
+    'POST /api/notifications/unsubscribe': async () => ({ path: '/api/notifications/unsubscribe?token=a.b' }),
     'PATCH /api/me/email': async () => ({
       json: { email: `${unique('e')}@example.com`, password: PASSWORD },
     }),

@@ -22,7 +22,7 @@ function sources(dir: string): { file: string; text: string }[] {
 }
 
 const EVENT_PREFIXES =
-  /^'((?:ticket|label|project|user|database|column|sprint|member|comment|attachment|link)\.[a-z.]+)'$/;
+  /^'((?:ticket|label|project|user|database|column|sprint|member|comment|attachment|link|notification)\.[a-z.]+)'$/;
 
 /** Quoted strings that look like event types (`'ticket.moved'`), by file. */
 function eventTypeLiterals(dir: string) {
@@ -98,6 +98,7 @@ describe('answers: declared by every route and kept', () => {
       'post /api/mcp',
       'get /api/mcp',
       'delete /api/mcp',
+      'get /api/notifications/unsubscribe',
     ]);
     const missing: string[] = [];
     let operations = 0;

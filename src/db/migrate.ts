@@ -7,6 +7,7 @@ import * as m010 from './migrations/010_session_details.js';
 import * as m011 from './migrations/011_scoped_api_keys.js';
 import * as m012 from './migrations/012_audit_log.js';
 import * as m020 from './migrations/020_sprint_names_unique.js';
+import * as m030 from './migrations/030_notifications.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '011_scoped_api_keys': m011,
   '012_audit_log': m012,
   '020_sprint_names_unique': m020,
+  '030_notifications': m030,
 };
 
 /** Every migration's name, in order. */

@@ -229,6 +229,59 @@ export interface EventsTable {
   created_at: string;
 }
 
+/** One notification of one user (docs/notifications.md); folded changes bump fold_count and updated_at. */
+export interface NotificationsTable {
+  id: string;
+  user_id: string;
+  type: string;
+  actor_id: string | null;
+  project_id: string;
+  ticket_id: string | null;
+  excerpt: string;
+  fold_count: number;
+  mail: 'none' | 'digest' | 'queued';
+  created_at: string;
+  updated_at: string;
+  read_at: string | null;
+}
+
+export interface NotificationSettingsTable {
+  user_id: string;
+  email: 'off' | 'instant' | 'digest';
+  digest_minutes: number;
+  /** JSON object {<type>: boolean}. */
+  types: string;
+  updated_at: string;
+}
+
+/** The durable mail outbox: written in the change's transaction, claimed and sent by src/mail. */
+export interface MailOutboxTable {
+  id: string;
+  user_id: string;
+  project_id: string | null;
+  kind: 'instant' | 'digest';
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  unsubscribe_url: string;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  next_attempt_at: string;
+  claimed_by: string | null;
+  claimed_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  sent_at: string | null;
+}
+
+/** Server-generated secrets shared by every instance (the unsubscribe-link key). */
+export interface SigningKeysTable {
+  name: string;
+  secret: string;
+  created_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -251,6 +304,10 @@ export interface Database {
   sprint_ticket_history: SprintTicketHistoryTable;
   events: EventsTable;
   audit_log: AuditLogTable;
+  notifications: NotificationsTable;
+  notification_settings: NotificationSettingsTable;
+  mail_outbox: MailOutboxTable;
+  signing_keys: SigningKeysTable;
 }
 
 /** The audit log (migration 012): appended in the change's transaction, never updated. */
@@ -290,4 +347,8 @@ export const TABLES_IN_ORDER = [
   'sprint_ticket_history',
   'events',
   'audit_log',
+  'notifications',
+  'notification_settings',
+  'mail_outbox',
+  'signing_keys',
 ] as const satisfies readonly (keyof Database)[];

@@ -4,6 +4,7 @@ import { projectAccess, roleAtLeast, ticketInProject } from './access.js';
 import { actorOf, type Ctx, type Tx, transact } from './context.js';
 import { forbidden, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
+import { notifyCommentCreated, notifyCommentEdited } from './notifications/index.js';
 import { pageOf } from './paging.js';
 import { avatarUrl, DELETED_USER } from './presenters/users.js';
 import { transactWrite } from './races.js';
@@ -82,6 +83,7 @@ export async function createComment(ctx: Ctx, projectRef: string, ticketRef: str
         updated_at: now,
       })
       .execute();
+    await notifyCommentCreated(ctx, tx, emit, project, ticket, content);
     const out = present(await commentOf(tx, ticket.id, id));
     emit({ scope: 'project', type: 'comment.created', projectId: project.id, data: out });
     return out;
@@ -103,6 +105,7 @@ export async function updateComment(
     if (row.author_id !== actor.userId) throw forbidden();
     const now = nowIso();
     await tx.updateTable('comments').set({ content, updated_at: now }).where('id', '=', row.id).execute();
+    await notifyCommentEdited(ctx, tx, emit, project, ticket.id, row.content, content);
     const out = present({ ...row, content, updated_at: now });
     emit({ scope: 'project', type: 'comment.updated', projectId: project.id, data: out });
     return out;

@@ -9,6 +9,7 @@ import { lockBoard } from './board-ranks.js';
 import { type Ctx, type Emit, type Tx, transact } from './context.js';
 import { badRequest, conflict, forbidden, invalidField, isUniqueViolation, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
+import { forgetProjectNotifications, notifyMemberAdded } from './notifications/index.js';
 import { presentMember } from './presenters/projects.js';
 import { presentTicketsFull } from './presenters/tickets.js';
 import { transactWrite } from './races.js';
@@ -120,6 +121,7 @@ export async function addMember(ctx: Ctx, ref: string, body: z.infer<typeof addM
         .execute();
       if (role === 'owner')
         await transferOwnership(tx, access, await memberInProject(tx, project.id, id), emit);
+      await notifyMemberAdded(ctx, tx, emit, project, user.id);
       const out = present(await memberInProject(tx, project.id, id));
       emit({ scope: 'project', type: 'member.added', projectId: project.id, data: out });
       await audit(tx, ctx, {
@@ -213,6 +215,7 @@ export async function removeMember(ctx: Ctx, ref: string, memberRef: string) {
       .where('ticket_id', 'in', tx.selectFrom('tickets').select('id').where('project_id', '=', project.id))
       .execute();
     await tx.deleteFrom('project_members').where('id', '=', target.id).execute();
+    await forgetProjectNotifications(tx, project.id, target.user_id);
     const views = await presentTicketsFull(
       tx,
       project.key,

@@ -16,6 +16,7 @@ import { projectAccess } from './access.js';
 import { actorOf, type Ctx, type Emit, type Tx, transact } from './context.js';
 import { badRequest, conflict, invalidField, isUniqueViolation, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
+import { notifySprint } from './notifications/index.js';
 import { pageOf } from './paging.js';
 import {
   presentSprint,
@@ -352,6 +353,7 @@ export async function startSprint(ctx: Ctx, ref: string, sprintId: string, body:
         .where('status', '=', 'planning')
         .executeTakeFirst();
       if (Number(done.numUpdatedRows) === 0) throw conflict(ERR.sprintNotPlanning);
+      await notifySprint(ctx, tx, emit, project, sprint, 'sprint_started');
       emit({
         scope: 'project',
         type: 'sprint.started',
@@ -407,7 +409,7 @@ export async function completeSprint(ctx: Ctx, ref: string, sprintId: string, bo
       .where('status', '=', 'active')
       .executeTakeFirst();
     if (Number(closed.numUpdatedRows) === 0) throw conflict(ERR.sprintNotActive);
-
+    await notifySprint(ctx, tx, emit, project, sprint, 'sprint_completed');
     const doneColumns = new Set(await doneColumnIdsOf(tx, project.id));
     const tickets = await tx
       .selectFrom('tickets')

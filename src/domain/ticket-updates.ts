@@ -12,6 +12,7 @@ import { actorOf, type Ctx, type Emit, type Services, type Tx } from './context.
 import { invalidField } from './errors.js';
 import { nowIso } from './ids.js';
 import { type LinkReader, linkReader, withoutForeignLinks } from './link-visibility.js';
+import { notifyTicketsChanged } from './notifications/index.js';
 import { presentTicketsFull, type TicketFull } from './presenters/tickets.js';
 import { transactWrite } from './races.js';
 import { recordSprintChanges } from './sprint-membership.js';
@@ -331,6 +332,7 @@ export async function updateTicket(
     const results = await applyUpdates(ctx, tx, project, [ticket], body, refs, actor.userId, nowIso());
     const reader = linkReader(actor);
     if (results.length === 0) return (await presentTicketsFull(tx, project.key, [ticket.id], reader))[0];
+    await notifyTicketsChanged(ctx, tx, emit, project, [ticket]);
     const [out] = await emitTickets(tx, emit, project, results, reader);
     return out;
   });
@@ -386,6 +388,14 @@ export async function bulkUpdateTickets(ctx: Ctx, projectRef: string, body: z.in
     const refs = await resolveRefs(tx, project, body.updates);
     const results = await applyUpdates(ctx, tx, project, tickets, body.updates, refs, actor.userId, nowIso());
     const reader = linkReader(actor);
+    const changed = new Set(results.map((r) => r.id));
+    await notifyTicketsChanged(
+      ctx,
+      tx,
+      emit,
+      project,
+      tickets.filter((t) => changed.has(t.id)),
+    );
     const views = await emitTickets(tx, emit, project, results, reader);
     const byId = new Map(views.map((v) => [v.id, v]));
     const unchanged = tickets.filter((t) => !byId.has(t.id)).map((t) => t.id);

@@ -7,6 +7,7 @@ import { lockColumn, rankAtEnd } from './board-ranks.js';
 import { actorOf, type Ctx, type Emit, type Tx } from './context.js';
 import { newId, nowIso } from './ids.js';
 import type { LinkReader } from './link-visibility.js';
+import { notifyTicketCreated } from './notifications/index.js';
 import { presentTicketsFull } from './presenters/tickets.js';
 import { defaultColumnRows } from './projects.js';
 import { transactWrite } from './races.js';
@@ -95,6 +96,7 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
       .values(watchers.map((user_id) => ({ ticket_id: row.id, user_id })))
       .execute();
     await recordSprintChange(tx, row, null, row.sprint_id, now);
+    await notifyTicketCreated(ctx, tx, emit, project, row);
     const [out] = await presentTicketsFull(tx, project.key, [row.id]);
     emit({ scope: 'project', type: 'ticket.created', projectId: project.id, data: out });
     return out;

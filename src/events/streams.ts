@@ -89,14 +89,15 @@ class Stream {
    * Whether the holder may see the event now (visibility at delivery, DECISIONS section 6):
    * `all` events go everywhere; project events to current members of that project (system
    * administrators see every project), plus member events about the holder; project-list events to
-   * the project's members or, for a deleted project, its recorded audience; user events to everyone.
+   * the project's members or, for a deleted project, its recorded audience; user events to everyone, or to their audience (notifications).
    */
   visible(e: StoredEvent, members: Members): boolean {
     if (e.scope === 'all') return true;
     const { userId, isSystemAdmin } = this.holder;
     switch (this.kind.kind) {
       case 'user':
-        return e.scope === 'user';
+        // A user event with an audience (a notification) goes to those users only.
+        return e.scope === 'user' && (!e.audience || e.audience.includes(userId));
       case 'project':
         if (e.scope !== 'project' || e.projectId !== this.kind.projectId) return false;
         return isSystemAdmin || !!members.get(e.projectId)?.has(userId) || aboutUser(e, userId);

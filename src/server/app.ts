@@ -23,6 +23,7 @@ import { ensureBootstrapAdmin } from '../domain/users.js';
 import { EventHub, type SessionEnd } from '../events/hub.js';
 import { setupEvents } from '../events/setup.js';
 import { DiskFileStore } from '../files/storage.js';
+import { setupMail } from '../mail/setup.js';
 import { ERR } from '../shared/errors.js';
 import { registerAuth } from './plugins/auth.js';
 import { plainSerializer, registerContractChecks } from './plugins/contracts.js';
@@ -164,6 +165,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     if (!opts.db) await db.close();
   });
   await setupEvents(app, services, hub);
+  setupMail(app, services);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(plainSerializer);

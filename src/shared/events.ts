@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { userSummaryOut } from './common.js';
+import { notificationCreatedEvent, notificationReadEvent } from './notifications.js';
 import { columnOut, labelOut, memberOut, projectOut } from './projects.js';
 import { completeSprintOut, sprintOut } from './sprints.js';
 import { attachmentOut, commentOut, linkOut, ticketFullOut } from './tickets.js';
@@ -66,6 +67,10 @@ export const EVENT_PAYLOADS = {
   'link.deleted': removedFromTicket,
   /** Sent by the stream itself when it cannot replay what a client missed: refetch everything. */
   resync: nothing,
+  /** To one user (audience): a new or folded notification, and their unread count. */
+  'notification.created': notificationCreatedEvent,
+  /** To one user: notifications marked read (ids, or null for all), and the unread count left. */
+  'notification.read': notificationReadEvent,
 } as const;
 
 export type EventType = keyof typeof EVENT_PAYLOADS;

@@ -17,6 +17,8 @@ const ProjectSettingsPage = lazy(() =>
 const ProfilePage = lazy(() => import('./pages/Profile').then((m) => ({ default: m.ProfilePage })));
 const BacklogPage = lazy(() => import('./pages/Backlog').then((m) => ({ default: m.BacklogPage })));
 const ReportsPage = lazy(() => import('./pages/Reports').then((m) => ({ default: m.ReportsPage })));
+const InboxPage = lazy(() => import('./pages/Inbox').then((m) => ({ default: m.InboxPage })));
+const PersonPage = lazy(() => import('./pages/Person').then((m) => ({ default: m.PersonPage })));
 const AdminPage = lazy(() => import('./pages/Admin').then((m) => ({ default: m.AdminPage })));
 
 function BootSkeleton() {
@@ -78,6 +80,10 @@ function Authenticated() {
           <Route path="/profile">
             <ProfilePage />
           </Route>
+          <Route path="/inbox">
+            <InboxPage />
+          </Route>
+          <Route path="/people/:username">{(p) => <PersonPage username={p.username} />}</Route>
           <Route path="/admin/:section?">{(p) => <AdminPage section={p.section} />}</Route>
           <Route path="/projects/:key/backlog">
             {(p) => <BacklogPage projectKey={p.key.toUpperCase()} />}

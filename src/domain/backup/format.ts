@@ -10,11 +10,17 @@ import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage
  * Sessions and the event log are not part of a backup (docs/decisions/018-backup-restore-wipe.md),
  * nor is the audit log: it is this instance's own record, which a restore must not rewrite; it is
  * kept through restores and wipes (docs/decisions/035-security.md).
+ * Nor are the mail outbox (messages about the backed-up state that were, or were about to be, sent:
+ * restoring them would send them again) and the signing keys (a restored instance makes its own; old
+ * unsubscribe links then need a sign-in instead) (docs/decisions/037-notifications.md).
  */
 export const BACKUP_FORMAT = 'docket-backup';
 export const BACKUP_VERSION = 2;
 
-export type BackupTable = Exclude<keyof Database, 'sessions' | 'events' | 'audit_log'>;
+export type BackupTable = Exclude<
+  keyof Database,
+  'sessions' | 'events' | 'audit_log' | 'mail_outbox' | 'signing_keys'
+>;
 
 /** The tables in a backup, parents first (the insert order; deletes run in reverse). */
 export const BACKUP_TABLES = [
@@ -36,6 +42,8 @@ export const BACKUP_TABLES = [
   'uploads',
   'ticket_history',
   'sprint_ticket_history',
+  'notifications',
+  'notification_settings',
 ] as const satisfies readonly BackupTable[];
 
 const id = z.string().min(1).max(200);
@@ -222,6 +230,27 @@ export const ROW_SCHEMAS = {
     exited_at: optStamp,
     story_points: int.nullable(),
   }),
+  notifications: z.strictObject({
+    id,
+    user_id: id,
+    type: text(50).min(1),
+    actor_id: id.nullable(),
+    project_id: id,
+    ticket_id: id.nullable(),
+    excerpt: text(1000),
+    fold_count: count,
+    mail: z.enum(['none', 'digest', 'queued']),
+    created_at: stamp,
+    updated_at: stamp,
+    read_at: optStamp,
+  }),
+  notification_settings: z.strictObject({
+    user_id: id,
+    email: z.enum(['off', 'instant', 'digest']),
+    digest_minutes: count,
+    types: text(10_000),
+    updated_at: stamp,
+  }),
 } satisfies Record<BackupTable, z.ZodType>;
 
 /** The columns that identify a row: the keyset for paging on export and for duplicate checks on import. */
@@ -244,6 +273,8 @@ export const KEY_COLUMNS: Record<BackupTable, readonly string[]> = {
   uploads: ['id'],
   ticket_history: ['id'],
   sprint_ticket_history: ['id'],
+  notifications: ['id'],
+  notification_settings: ['user_id'],
 };
 
 /** References between records (the foreign keys): column -> table whose id it names. */
@@ -271,6 +302,8 @@ export const REFERENCES: Partial<Record<BackupTable, Record<string, BackupTable>
   uploads: { uploader_id: 'users' },
   ticket_history: { ticket_id: 'tickets', changed_by: 'users' },
   sprint_ticket_history: { sprint_id: 'sprints', ticket_id: 'tickets' },
+  notifications: { user_id: 'users', actor_id: 'users', project_id: 'projects', ticket_id: 'tickets' },
+  notification_settings: { user_id: 'users' },
 };
 
 /** Columns naming a stored file: the file must be in the backup. */

@@ -51,6 +51,7 @@ export async function deleteEverything(tx: Tx, dialect: 'sqlite' | 'postgres'): 
   // Instances sharing one PostgreSQL database replace everything one at a time.
   if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(727070010)`.execute(tx);
   await tx.deleteFrom('events').execute();
+  await tx.deleteFrom('mail_outbox').execute();
   for (const table of [...BACKUP_TABLES].reverse()) {
     if (table === 'users') await tx.deleteFrom('sessions').execute();
     await (tx as unknown as Kysely<any>).deleteFrom(table).execute();

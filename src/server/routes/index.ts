@@ -7,6 +7,7 @@ import { filesRoutes } from './files.routes.js';
 import { healthRoutes } from './health.routes.js';
 import { mcpRoutes } from './mcp.routes.js';
 import { meRoutes } from './me.routes.js';
+import { notificationsRoutes } from './notifications.routes.js';
 import { projectsRoutes } from './projects.routes.js';
 import { securityRoutes } from './security.routes.js';
 import { sprintsRoutes } from './sprints.routes.js';
@@ -28,4 +29,5 @@ export const ROUTES: FastifyPluginAsyncZod[] = [
   attachmentsRoutes,
   mcpRoutes,
   securityRoutes,
+  notificationsRoutes,
 ];

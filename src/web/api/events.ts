@@ -5,6 +5,7 @@ import type { AnyEvent } from '../../shared/events';
 import { removeTicket, upsertTicket } from './cache';
 import { api, reportSignedOut, TAB_ID, url } from './client';
 import { qk } from './keys';
+import { applyNotificationEvent } from './notifications';
 import type { FullTicket, Project, Session, Ticket } from './types';
 
 type Handler = (ev: AnyEvent) => void;
@@ -287,16 +288,22 @@ export function useAccountEvents(currentProjectId: string | undefined) {
     () => qc.invalidateQueries({ queryKey: qk.projects }),
     reportSignedOut,
   );
-  // Profile changes (names, avatars) of people shown on boards, tickets and comments.
+  // Profile changes (names, avatars) of people shown on boards, tickets and comments; my notifications.
   useEventStream(
     '/api/users/events',
     (ev) => {
+      if (ev.type === 'notification.created' || ev.type === 'notification.read')
+        return applyNotificationEvent(qc, ev.type, ev.data);
       if (onDatabaseEvent(ev) || ev.type !== 'user.updated') return;
       if (ev.data?.id === qc.getQueryData<{ user?: { id: string } }>(qk.session)?.user?.id)
         qc.invalidateQueries({ queryKey: qk.session });
       for (const key of ['members', 'ticket', 'comments', 'users']) qc.invalidateQueries({ queryKey: [key] });
     },
-    () => qc.invalidateQueries({ queryKey: ['members'] }),
+    () => {
+      qc.invalidateQueries({ queryKey: ['members'] });
+      qc.invalidateQueries({ queryKey: qk.notifications });
+      qc.invalidateQueries({ queryKey: qk.unreadCount });
+    },
     reportSignedOut,
   );
 }

@@ -26,4 +26,9 @@ export const qk = {
   keyStatus: ['mcp-key'] as const,
   adminUsers: (path: string) => ['admin-users', path] as const,
   adminSettings: ['admin-settings'] as const,
+  /** Every inbox list (prefix of `notificationList`). */
+  notifications: ['notifications'] as const,
+  notificationList: (filter: string) => ['notifications', filter] as const,
+  unreadCount: ['notifications-unread'] as const,
+  notificationSettings: ['notification-settings'] as const,
 };

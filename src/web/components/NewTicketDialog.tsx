@@ -5,8 +5,9 @@ import { useMembers } from '../api/members';
 import { useProjects } from '../api/projects';
 import { type TicketPatch, useCreateTicket } from '../api/tickets';
 import { PRIORITIES, type Priority, TICKET_TYPES, type TicketType } from '../api/types';
+import { MentionTextarea } from './MentionTextarea';
 import { useToast } from './toast';
-import { Button, Dialog, Field, Input, Select, Textarea } from './ui';
+import { Button, Dialog, Field, Input, Select } from './ui';
 
 export function NewTicketDialog({
   projectId: initialProject,
@@ -126,7 +127,17 @@ export function NewTicketDialog({
         </div>
         <Field label="Description (Markdown, optional)">
           {(id) => (
-            <Textarea id={id} rows={4} value={description} onChange={(e) => setDescription(e.target.value)} />
+            <MentionTextarea
+              id={id}
+              rows={4}
+              value={description}
+              onValue={setDescription}
+              people={(members.data ?? []).map((m) => ({
+                username: m.user.username,
+                name: m.user.name,
+                avatar: m.user.avatar,
+              }))}
+            />
           )}
         </Field>
         {error && (

@@ -3,6 +3,7 @@ import { type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, us
 import { Link, useLocation } from 'wouter';
 import { useAccountEvents } from '../api/events';
 import { qk } from '../api/keys';
+import { useUnreadCount } from '../api/notifications';
 import { useProjects } from '../api/projects';
 import { signOut as endSession, useSession } from '../api/session';
 import type { TicketPatch } from '../api/tickets';
@@ -49,6 +50,30 @@ function ThemeSwitch() {
   );
 }
 
+/** The inbox in the sidebar, with the unread count that the user stream keeps current. */
+function InboxLink({ active, onNavigate }: { active: boolean; onNavigate?: () => void }) {
+  const unread = useUnreadCount().data ?? 0;
+  return (
+    <Link
+      href="/inbox"
+      onClick={onNavigate}
+      aria-current={active ? 'page' : undefined}
+      aria-label={unread > 0 ? `Inbox, ${unread} unread` : 'Inbox'}
+      className={`flex h-7 items-center gap-2 rounded-md px-2 ${active ? 'bg-hover font-medium text-fg' : 'text-muted hover:bg-hover hover:text-fg'}`}
+    >
+      <span className="flex-1">Inbox</span>
+      {unread > 0 && (
+        <span
+          data-testid="inbox-badge"
+          className="min-w-5 rounded-full bg-accent px-1.5 text-center text-[11px] font-semibold leading-5 text-accent-fg"
+        >
+          {unread > 99 ? '99+' : unread}
+        </span>
+      )}
+    </Link>
+  );
+}
+
 function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
   const [location, navigate] = useLocation();
   const projects = useProjects();
@@ -87,6 +112,7 @@ function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
         >
           All projects
         </Link>
+        <InboxLink active={location === '/inbox'} onNavigate={onNavigate} />
       </div>
       <div className="mt-4 flex items-center justify-between px-4 pb-1 text-[11px] font-medium tracking-wide text-faint uppercase">
         <span>Projects</span>

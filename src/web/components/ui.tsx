@@ -217,7 +217,12 @@ export function Dialog({
                 first.focus();
               }
             }}
-            onEscapeKeyDown={(e) => e.stopPropagation()}
+            onEscapeKeyDown={(e) => {
+              e.stopPropagation();
+              // An open suggestion list (the @-mention combobox) takes Escape for itself.
+              const target = e.target as Element | null;
+              if (target?.closest?.('[aria-autocomplete="list"][aria-activedescendant]')) e.preventDefault();
+            }}
             onCloseAutoFocus={(e) => {
               e.preventDefault();
               opener.current?.focus();

@@ -8,6 +8,7 @@ import { FormError, Section } from '../components/ProjectNav';
 import { useToast } from '../components/toast';
 import { Avatar, Button, Dialog, ErrorState, Field, Input, Skeleton } from '../components/ui';
 import { ApiKeySection, DeleteAccountSection, EmailSection, PasswordSection } from './profile-access';
+import { NotificationsSection } from './profile-notifications';
 import { ApiKeysSection, SessionsSection } from './profile-security';
 import { PageHeader } from './projects';
 
@@ -40,6 +41,7 @@ export function ProfilePage() {
             <EmailSection me={me.data} />
             <PasswordSection />
             <SessionsSection />
+            <NotificationsSection />
             <ApiKeySection />
             <ApiKeysSection />
             <DeleteAccountSection />

@@ -122,6 +122,7 @@ export function Comments({ project, ticket }: { project: Project; ticket: FullTi
                   <MarkdownEditor
                     initial={c.content}
                     max={LIMITS.commentMax}
+                    projectId={project.id}
                     onCancel={() => setEditing(null)}
                     onSave={(text) => edit(c, text)}
                   />
@@ -139,6 +140,7 @@ export function Comments({ project, ticket }: { project: Project; ticket: FullTi
         initial=""
         max={LIMITS.commentMax}
         saveLabel="Comment"
+        projectId={project.id}
         placeholder="Write a comment…"
         onSave={post}
         testId="comment-input"

@@ -1,8 +1,10 @@
-import { type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { LIMITS } from '../../shared/limits';
+import { useMembers } from '../api/members';
 import type { FullTicket } from '../api/types';
 import { Markdown } from '../components/Markdown';
-import { Button, Textarea } from '../components/ui';
+import { MentionTextarea } from '../components/MentionTextarea';
+import { Button } from '../components/ui';
 
 export function TitleEditor({ ticket, onSave }: { ticket: FullTicket; onSave: (title: string) => void }) {
   const [value, setValue] = useState(ticket.title);
@@ -44,6 +46,7 @@ export function MarkdownEditor({
   placeholder,
   max,
   testId,
+  projectId,
 }: {
   initial: string;
   onSave: (text: string) => void | Promise<void>;
@@ -52,8 +55,20 @@ export function MarkdownEditor({
   placeholder?: string;
   max: number;
   testId?: string;
+  /** The project whose members `@` offers. */
+  projectId?: string;
 }) {
   const [text, setText] = useState(initial);
+  const members = useMembers(projectId);
+  const people = useMemo(
+    () =>
+      (members.data ?? []).map((m) => ({
+        username: m.user.username,
+        name: m.user.name,
+        avatar: m.user.avatar,
+      })),
+    [members.data],
+  );
   const [tab, setTab] = useState<'write' | 'preview'>('write');
   const [busy, setBusy] = useState(false);
   const submit = async () => {
@@ -83,14 +98,15 @@ export function MarkdownEditor({
         <span className="ml-auto self-center text-[11px] text-faint">Markdown</span>
       </div>
       {tab === 'write' ? (
-        <Textarea
+        <MentionTextarea
           autoFocus={!!onCancel}
           data-testid={testId}
           className="min-h-28 rounded-none border-0 focus:border-0"
           value={text}
+          onValue={setText}
+          people={people}
           maxLength={max}
           placeholder={placeholder}
-          onChange={(e) => setText(e.target.value)}
           onKeyDown={(e) => {
             if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
               e.preventDefault();
@@ -136,6 +152,7 @@ export function DescriptionEditor({
           initial={ticket.description ?? ''}
           max={LIMITS.ticketDescriptionMax}
           testId="description-input"
+          projectId={ticket.projectId}
           placeholder="Describe the work in Markdown…"
           onCancel={() => setEditing(false)}
           onSave={(text) => {
