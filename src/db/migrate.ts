@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } fr
 import type { Db } from './connect.js';
 import * as m001 from './migrations/001_initial.js';
 import * as m002 from './migrations/002_sprint_started_at.js';
+import * as m040 from './migrations/040_search_index.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -9,6 +10,7 @@ type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<v
 const MIGRATIONS: Record<string, DialectMigration> = {
   '001_initial': m001,
   '002_sprint_started_at': m002,
+  '040_search_index': m040,
 };
 
 const MIGRATION_LOCK = 727_070_001;

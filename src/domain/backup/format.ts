@@ -35,6 +35,13 @@ export const BACKUP_TABLES = [
   'sprint_ticket_history',
 ] as const satisfies readonly BackupTable[];
 
+/**
+ * Tables a backup leaves out: the full-text index of tickets (migration 040) is derived from
+ * tickets and comments, and the database's triggers rebuild it as a restore inserts them.
+ */
+export const isDerivedTable = (name: string) =>
+  name === 'ticket_search' || name === 'ticket_search_ids' || name.startsWith('ticket_fts');
+
 const id = z.string().min(1).max(200);
 const text = (max = 1_000_000) => z.string().max(max);
 const stamp = z.string().min(1).max(64);
