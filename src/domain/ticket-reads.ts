@@ -4,11 +4,12 @@ import type { Database, ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import type { TicketListQuery } from '../shared/tickets.js';
 import { parseTicketKey, projectAccess } from './access.js';
-import type { Ctx } from './context.js';
+import { actorOf, type Ctx } from './context.js';
 import { notFound } from './errors.js';
 import { pageOf } from './paging.js';
 import { LIST_SELECT, presentTicketByRef, presentTicketList } from './presenters/tickets.js';
 import { readCache } from './read-cache.js';
+import { projectQueryFilter } from './search/search.js';
 
 const escapeLike = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -20,9 +21,11 @@ const escapeLike = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => 
  */
 export async function listTicketsJson(ctx: Ctx, projectRef: string, q: TicketListQuery) {
   const { project } = await projectAccess(ctx, ctx.db.kysely, projectRef);
+  // A search query may name the caller (`me`, `is:watching`) or today (`due<+7d`).
+  const who = q.query ? `:${actorOf(ctx).userId}:${new Date().toISOString().slice(0, 10)}` : '';
   return readCache(ctx.db).get(
     ctx,
-    `list:${project.id}:${JSON.stringify(q)}`,
+    `list:${project.id}:${JSON.stringify(q)}${who}`,
     async () => {
       const { items, total } = await listTicketsOf(ctx, project, q);
       return { json: JSON.stringify(items), total };
@@ -34,8 +37,10 @@ export async function listTicketsJson(ctx: Ctx, projectRef: string, q: TicketLis
 /** Tickets of the project in board order, with the query's filters and page, and their total. */
 export async function listTicketsOf(ctx: Ctx, project: ProjectsTable, q: TicketListQuery) {
   const db = ctx.db.kysely;
+  const searched = q.query ? await projectQueryFilter(ctx, project, q.query) : null;
   const filter = (eb: ExpressionBuilder<Database & { t: TicketsTable }, 't'>) => {
     const conds = [eb('t.project_id', '=', project.id)];
+    if (searched) conds.push(searched as unknown as (typeof conds)[number]);
     if (q.sprintId !== undefined)
       conds.push(
         q.sprintId.toLowerCase() === 'none'

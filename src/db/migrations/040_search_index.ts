@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { accentTable } from '../search-fold.js';
 
 /**
  * The full-text index of tickets (title, description and comments), kept in step by triggers
@@ -54,21 +55,6 @@ async function sqliteUp(db: Kysely<any>) {
   await run(`insert into ticket_fts (rowid, title, description, comments)
     select s.id, t.title, coalesce(t.description, ''), ${commentsOf('t.id')}
     from tickets t join ticket_search_ids s on s.ticket_id = t.id`);
-}
-
-/** Latin letters with accents (U+00C0..U+024F) and their base letters, for translate(). */
-export function accentTable(): { from: string; to: string } {
-  let from = '';
-  let to = '';
-  for (let c = 0xc0; c <= 0x24f; c++) {
-    const ch = String.fromCodePoint(c);
-    const base = ch.normalize('NFKD').replace(/\p{M}+/gu, '');
-    if (base.length === 1 && base !== ch && /[A-Za-z]/.test(base)) {
-      from += ch;
-      to += base;
-    }
-  }
-  return { from, to };
 }
 
 async function postgresUp(db: Kysely<any>) {

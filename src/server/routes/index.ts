@@ -8,6 +8,7 @@ import { healthRoutes } from './health.routes.js';
 import { mcpRoutes } from './mcp.routes.js';
 import { meRoutes } from './me.routes.js';
 import { projectsRoutes } from './projects.routes.js';
+import { searchRoutes } from './search.routes.js';
 import { sprintsRoutes } from './sprints.routes.js';
 import { ticketsRoutes } from './tickets.routes.js';
 import { usersRoutes } from './users.routes.js';
@@ -26,4 +27,5 @@ export const ROUTES: FastifyPluginAsyncZod[] = [
   filesRoutes,
   attachmentsRoutes,
   mcpRoutes,
+  searchRoutes,
 ];
