@@ -8,7 +8,13 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { backupStream } from '../src/domain/backup/export.js';
-import { BACKUP_TABLES, isDerivedTable, ROW_SCHEMAS } from '../src/domain/backup/format.js';
+import {
+  BACKUP_TABLES,
+  BACKUP_VERSION,
+  isDerivedTable,
+  ROW_SCHEMAS,
+  UPGRADES,
+} from '../src/domain/backup/format.js';
 import { restoreBackup } from '../src/domain/backup/restore.js';
 import { newId } from '../src/domain/ids.js';
 import { buildApp } from '../src/server/app.js';
@@ -76,7 +82,7 @@ describe('database export, wipe and import', () => {
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="docket-backup-.*\.json"$/);
     const doc = JSON.parse(res.body);
-    expect(doc).toMatchObject({ format: 'docket-backup', version: 1 });
+    expect(doc).toMatchObject({ format: 'docket-backup', version: BACKUP_VERSION });
     expect(new Date(doc.exportedAt).toISOString()).toBe(doc.exportedAt);
     expect(Object.keys(doc.data)).toEqual([...BACKUP_TABLES]);
     expect(doc.data.users[0].password_hash).toMatch(/^\$argon2id\$/);
@@ -454,9 +460,14 @@ describe('wipe-projects', () => {
     for (const table of ['users', 'api_keys', 'system_settings', 'uploads'] as const)
       expect(after.data[table]).toEqual(before.data[table]);
     for (const table of BACKUP_TABLES) {
-      if (!['users', 'api_keys', 'system_settings', 'uploads'].includes(table))
+      if (!['users', 'api_keys', 'system_settings', 'uploads', 'saved_views'].includes(table))
         expect({ table, rows: after.data[table] }).toEqual({ table, rows: [] });
     }
+    // Saved views go with their project; a view of no project stays with its author.
+    expect(after.data.saved_views).toEqual(
+      before.data.saved_views.filter((v) => (v as { project_id: string | null }).project_id === null),
+    );
+    expect(after.data.saved_views).toHaveLength(1);
     expect(after.files.attachments).toEqual({});
     expect(after.files.avatars).toEqual(before.files.avatars);
     expect(after.files.files).toEqual(before.files.files);
@@ -552,6 +563,7 @@ describe('older backup versions are upgraded through the chain', () => {
     const file = path.join(t.config.dataDir, 'v0.json');
     fs.writeFileSync(file, JSON.stringify(doc));
     const upgrades = {
+      ...UPGRADES,
       0: (table: string, row: Record<string, unknown>) => {
         if (table !== 'people') return [{ table, row }];
         const { login, ...rest } = row;

@@ -3,6 +3,7 @@ import type { Db } from './connect.js';
 import * as m001 from './migrations/001_initial.js';
 import * as m002 from './migrations/002_sprint_started_at.js';
 import * as m040 from './migrations/040_search_index.js';
+import * as m041 from './migrations/041_saved_views.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '001_initial': m001,
   '002_sprint_started_at': m002,
   '040_search_index': m040,
+  '041_saved_views': m041,
 };
 
 const MIGRATION_LOCK = 727_070_001;

@@ -220,6 +220,22 @@ export interface EventsTable {
   created_at: string;
 }
 
+/** A saved search (migration 041): private to its author, or shared with its project's members. */
+export interface SavedViewsTable {
+  id: string;
+  author_id: string;
+  project_id: string | null;
+  name: string;
+  query: string;
+  shared: number;
+  layout: 'list' | 'board';
+  /** JSON array of column names. */
+  columns: string;
+  group_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -241,6 +257,7 @@ export interface Database {
   ticket_history: TicketHistoryTable;
   sprint_ticket_history: SprintTicketHistoryTable;
   events: EventsTable;
+  saved_views: SavedViewsTable;
 }
 
 /** Tables in dependency order (parents first): used by backup, restore and wipe. */
@@ -265,4 +282,5 @@ export const TABLES_IN_ORDER = [
   'ticket_history',
   'sprint_ticket_history',
   'events',
+  'saved_views',
 ] as const satisfies readonly (keyof Database)[];

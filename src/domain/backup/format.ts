@@ -9,7 +9,7 @@ import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage
  * Sessions and the event log are not part of a backup (docs/decisions/018-backup-restore-wipe.md).
  */
 export const BACKUP_FORMAT = 'docket-backup';
-export const BACKUP_VERSION = 1;
+export const BACKUP_VERSION = 2;
 
 export type BackupTable = Exclude<keyof Database, 'sessions' | 'events'>;
 
@@ -33,6 +33,7 @@ export const BACKUP_TABLES = [
   'uploads',
   'ticket_history',
   'sprint_ticket_history',
+  'saved_views',
 ] as const satisfies readonly BackupTable[];
 
 /**
@@ -220,6 +221,19 @@ export const ROW_SCHEMAS = {
     exited_at: optStamp,
     story_points: int.nullable(),
   }),
+  saved_views: z.strictObject({
+    id,
+    author_id: id,
+    project_id: id.nullable(),
+    name: text(1000).min(1),
+    query: text(10_000),
+    shared: flag,
+    layout: z.enum(['list', 'board']),
+    columns: jsonStringList,
+    group_by: text(100).nullable(),
+    created_at: stamp,
+    updated_at: stamp,
+  }),
 } satisfies Record<BackupTable, z.ZodType>;
 
 /** The columns that identify a row: the keyset for paging on export and for duplicate checks on import. */
@@ -242,6 +256,7 @@ export const KEY_COLUMNS: Record<BackupTable, readonly string[]> = {
   uploads: ['id'],
   ticket_history: ['id'],
   sprint_ticket_history: ['id'],
+  saved_views: ['id'],
 };
 
 /** References between records (the foreign keys): column -> table whose id it names. */
@@ -269,6 +284,7 @@ export const REFERENCES: Partial<Record<BackupTable, Record<string, BackupTable>
   uploads: { uploader_id: 'users' },
   ticket_history: { ticket_id: 'tickets', changed_by: 'users' },
   sprint_ticket_history: { sprint_id: 'sprints', ticket_id: 'tickets' },
+  saved_views: { author_id: 'users', project_id: 'projects' },
 };
 
 /** Columns naming a stored file: the file must be in the backup. */
@@ -332,7 +348,10 @@ export type Row = Record<string, unknown>;
  * so the chain is empty today; a schema change adds `UPGRADES[1]` together with BACKUP_VERSION = 2.
  */
 export type RowUpgrade = (table: string, row: Row) => { table: string; row: Row }[];
-export const UPGRADES: Record<number, RowUpgrade> = {};
+export const UPGRADES: Record<number, RowUpgrade> = {
+  // Version 2 added saved views (migration 041); a version-1 file has none, its rows are unchanged.
+  1: (table, row) => [{ table, row }],
+};
 
 /** The oldest version that can be restored. */
 export const OLDEST_VERSION = 1;

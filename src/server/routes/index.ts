@@ -12,6 +12,7 @@ import { searchRoutes } from './search.routes.js';
 import { sprintsRoutes } from './sprints.routes.js';
 import { ticketsRoutes } from './tickets.routes.js';
 import { usersRoutes } from './users.routes.js';
+import { viewsRoutes } from './views.routes.js';
 
 /** Every route module, registered under the base path. A new module is added here. */
 export const ROUTES: FastifyPluginAsyncZod[] = [
@@ -28,4 +29,5 @@ export const ROUTES: FastifyPluginAsyncZod[] = [
   attachmentsRoutes,
   mcpRoutes,
   searchRoutes,
+  viewsRoutes,
 ];
