@@ -47,6 +47,7 @@ const SPEC_TOOLS = [
   'rename_column',
   'reorder_column',
   'delete_column',
+  'search_tickets',
 ];
 
 let t: TestApp;
@@ -80,7 +81,7 @@ describe.each<Transport>(['http', 'stdio'])('tools over %s', (kind) => {
   });
   afterAll(async () => c?.close());
 
-  it('lists the 34 tools of SPEC, each with a description, schemas and the three annotations', async () => {
+  it('lists the 34 tools of SPEC and search_tickets, each with a description, schemas and the three annotations', async () => {
     const { tools } = await c.listTools();
     expect(tools.map((x) => x.name).sort()).toEqual([...SPEC_TOOLS].sort());
     for (const tool of tools) {

@@ -3,6 +3,7 @@ import type { ToolDef } from './common.js';
 import { labelTools } from './labels.js';
 import { memberTools } from './members.js';
 import { projectTools } from './projects.js';
+import { searchTools } from './search.js';
 import { sprintTools } from './sprints.js';
 import { ticketTools } from './tickets.js';
 
@@ -14,4 +15,5 @@ export const TOOLS: ToolDef[] = [
   ...memberTools,
   ...labelTools,
   ...columnTools,
+  ...searchTools,
 ];
