@@ -88,6 +88,34 @@ export const IS_VALUES = ['open', 'done', 'unassigned', 'watching'] as const;
 export const HAS_VALUES = ['attachment', 'link', 'comment', 'description'] as const;
 
 export const QUERY_MAX_LENGTH = 1000;
+
+// Saved views' layout choices (src/shared/search.ts holds their schemas).
+export const VIEW_LAYOUTS = ['list', 'board'] as const;
+export const VIEW_COLUMNS = [
+  'key',
+  'title',
+  'type',
+  'priority',
+  'status',
+  'assignee',
+  'reporter',
+  'sprint',
+  'points',
+  'due',
+  'labels',
+  'project',
+  'created',
+  'updated',
+] as const;
+export const VIEW_GROUPS = ['status', 'assignee', 'priority', 'sprint', 'project', 'type'] as const;
+export const DEFAULT_VIEW_COLUMNS: (typeof VIEW_COLUMNS)[number][] = [
+  'key',
+  'title',
+  'status',
+  'assignee',
+  'priority',
+  'updated',
+];
 const MAX_TERMS = 60;
 const MAX_DEPTH = 16;
 

@@ -1,7 +1,16 @@
 /** Search and saved views: inputs and answers (docs/search.md). */
 import { z } from 'zod';
 import { idParam, text } from './common.js';
-import { QUERY_MAX_LENGTH } from './search-query.js';
+import {
+  DEFAULT_VIEW_COLUMNS,
+  QUERY_MAX_LENGTH,
+  VIEW_COLUMNS,
+  VIEW_GROUPS,
+  VIEW_LAYOUTS,
+} from './search-query.js';
+
+export { DEFAULT_VIEW_COLUMNS, VIEW_COLUMNS, VIEW_GROUPS, VIEW_LAYOUTS };
+
 import { ticketListItemOut } from './tickets.js';
 
 export const searchQueryText = z
@@ -29,25 +38,6 @@ export const searchOut = z.object({
 export type SearchOut = z.infer<typeof searchOut>;
 
 // ---- Saved views ----
-
-export const VIEW_LAYOUTS = ['list', 'board'] as const;
-export const VIEW_COLUMNS = [
-  'key',
-  'title',
-  'type',
-  'priority',
-  'status',
-  'assignee',
-  'reporter',
-  'sprint',
-  'points',
-  'due',
-  'labels',
-  'project',
-  'created',
-  'updated',
-] as const;
-export const VIEW_GROUPS = ['status', 'assignee', 'priority', 'sprint', 'project', 'type'] as const;
 
 const viewColumns = z
   .array(z.enum(VIEW_COLUMNS))
@@ -88,12 +78,3 @@ export const viewOut = z.object({
   updatedAt: z.string(),
 });
 export type ViewOut = z.infer<typeof viewOut>;
-
-export const DEFAULT_VIEW_COLUMNS: ViewOut['columns'] = [
-  'key',
-  'title',
-  'status',
-  'assignee',
-  'priority',
-  'updated',
-];

@@ -16,6 +16,7 @@ const ProjectSettingsPage = lazy(() =>
 const ProfilePage = lazy(() => import('./pages/Profile').then((m) => ({ default: m.ProfilePage })));
 const BacklogPage = lazy(() => import('./pages/Backlog').then((m) => ({ default: m.BacklogPage })));
 const ReportsPage = lazy(() => import('./pages/Reports').then((m) => ({ default: m.ReportsPage })));
+const SearchPage = lazy(() => import('./pages/search').then((m) => ({ default: m.SearchPage })));
 const AdminPage = lazy(() => import('./pages/Admin').then((m) => ({ default: m.AdminPage })));
 
 function BootSkeleton() {
@@ -61,6 +62,9 @@ function Authenticated() {
           </Route>
           <Route path="/projects">
             <ProjectsPage />
+          </Route>
+          <Route path="/search">
+            <SearchPage />
           </Route>
           <Route path="/profile">
             <ProfilePage />

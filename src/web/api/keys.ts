@@ -26,4 +26,6 @@ export const qk = {
   keyStatus: ['mcp-key'] as const,
   adminUsers: (path: string) => ['admin-users', path] as const,
   adminSettings: ['admin-settings'] as const,
+  search: (q: string, limit: number) => ['search', q, limit] as const,
+  views: ['views'] as const,
 };
