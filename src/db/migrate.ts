@@ -4,6 +4,7 @@ import * as m001 from './migrations/001_initial.js';
 import * as m002 from './migrations/002_sprint_started_at.js';
 import * as m040 from './migrations/040_search_index.js';
 import * as m041 from './migrations/041_saved_views.js';
+import * as m042 from './migrations/042_search_sort_index.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '002_sprint_started_at': m002,
   '040_search_index': m040,
   '041_saved_views': m041,
+  '042_search_sort_index': m042,
 };
 
 const MIGRATION_LOCK = 727_070_001;

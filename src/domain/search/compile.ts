@@ -30,6 +30,9 @@ export interface Scope {
 
 export interface CompiledQuery {
   where: Bool;
+  /** The full-text match of the top level's plain words (null without), and the condition besides it. */
+  topMatch: string | null;
+  rest: Bool;
   /** The full-text expression of the words outside negations (relevance), or null without words. */
   rankMatch: string | null;
   /** The ticket a ticket-key word names: put first under relevance. */
@@ -382,8 +385,28 @@ export async function compileQuery(
     throw new Error('unreachable');
   };
 
-  const where = parsed.root ? await compileNode(parsed.root, false) : TRUE;
-  return { where, rankMatch: matchText(dialect, rankTerms, 'or'), keyTicketId };
+  // The plain words of the top level: one full-text match that a search can drive from (the index
+  // finds them; the other conditions filter what it found).
+  type TextNode = Extract<QueryNode, { kind: 'text' }>;
+  const plain = (n: QueryNode): n is TextNode => n.kind === 'text' && !n.key;
+  const root = parsed.root;
+  let top: TextNode[] = [];
+  let restNode: QueryNode | null = root;
+  if (root && plain(root)) {
+    top = [root];
+    restNode = null;
+  } else if (root?.kind === 'and') {
+    top = root.items.filter(plain);
+    const others = root.items.filter((i) => !plain(i));
+    restNode = others.length === 0 ? null : others.length === 1 ? others[0] : { kind: 'and', items: others };
+  }
+  const topTerms = top.map((x) => ({ text: x.text, phrase: x.phrase, prefix: x === lastWord }));
+  const topMatch = matchText(dialect, topTerms);
+  const rest = restNode ? await compileNode(restNode, false) : TRUE;
+  const where = topMatch ? and([textMatch(dialect, topMatch), rest]) : rest;
+  // Relevance: the top-level words when they are all the words; else any of the words.
+  const rankMatch = rankTerms.length === 0 ? topMatch : matchText(dialect, [...topTerms, ...rankTerms], 'or');
+  return { where, rest, topMatch, rankMatch, keyTicketId };
 }
 
 /** The done columns (chosen, else the last) of every project in scope. */

@@ -127,7 +127,8 @@ function sortKeysOf(dialect: 'sqlite' | 'postgres', parsed: ParsedQuery, compile
         break;
     }
   }
-  keys.push({ name: 'id', expr: sql`t.id`, dir: 'asc', type: 'text' });
+  // The tie-break follows the last key's direction, so one index (updated_at, id) serves both ways.
+  keys.push({ name: 'id', expr: sql`t.id`, dir: keys[keys.length - 1]?.dir ?? 'asc', type: 'text' });
   return keys;
 }
 
@@ -184,17 +185,43 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
         : sql<SqlBool>`t.project_id in (${sql.join(scope.projectIds)})`;
 
   const ranked = keys.some((k) => k.name === 'score');
-  let page = db.selectFrom('tickets as t').innerJoin('projects as p', 'p.id', 't.project_id');
-  if (ranked && dialect === 'sqlite')
-    page = page.leftJoin(
-      sql`(select s.ticket_id as tid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score
-           from ticket_fts join ticket_search_ids s on s.id = ticket_fts.rowid
-           where ticket_fts match ${compiled.rankMatch})`.as('r'),
-      'r.tid',
-      't.id',
-    );
-  if (ranked && dialect === 'postgres') page = page.leftJoin('ticket_search as s', 's.ticket_id', 't.id');
-  page = page.leftJoin('users as a', 'a.id', 't.assignee_id').where(scopeCond).where(compiled.where);
+  const top = compiled.topMatch;
+  /** The tickets the query can match: driven from the full-text index when the top level has words. */
+  const from = () => {
+    if (top && dialect === 'sqlite')
+      return db
+        .selectFrom(
+          sql`(select rowid as rid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score from ticket_fts where ticket_fts match ${top})`.as(
+            'r',
+          ),
+        )
+        .innerJoin('ticket_search_ids as s', 's.id', 'r.rid')
+        .innerJoin('tickets as t', 't.id', 's.ticket_id')
+        .where(scopeCond)
+        .where(compiled.rest);
+    if (top)
+      return db
+        .selectFrom('tickets as t')
+        .innerJoin('ticket_search as s', 's.ticket_id', 't.id')
+        .where(sql<SqlBool>`s.doc @@ to_tsquery('simple', ${top})`)
+        .where(scopeCond)
+        .where(compiled.rest);
+    let q = db.selectFrom('tickets as t');
+    // Words only inside OR or a group: relevance from a match on any of them.
+    if (ranked && dialect === 'sqlite')
+      q = q.leftJoin(
+        sql`(select s.ticket_id as tid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score
+             from ticket_fts join ticket_search_ids s on s.id = ticket_fts.rowid
+             where ticket_fts match ${compiled.rankMatch})`.as('r'),
+        'r.tid',
+        't.id',
+      );
+    if (ranked && dialect === 'postgres') q = q.leftJoin('ticket_search as s', 's.ticket_id', 't.id');
+    return q.where(scopeCond).where(compiled.where);
+  };
+  let page = from()
+    .innerJoin('projects as p', 'p.id', 't.project_id')
+    .leftJoin('users as a', 'a.id', 't.assignee_id');
   if (cursor) page = page.where(after(keys, cursor));
   for (const k of keys) page = page.orderBy(k.expr, k.dir);
   const pageQuery = page
@@ -204,10 +231,7 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     .compile();
 
   const [counted, rows] = await Promise.all([
-    db
-      .selectFrom('tickets as t')
-      .where(scopeCond)
-      .where(compiled.where)
+    from()
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow(),
     ctx.db.arrays(pageQuery),
