@@ -219,25 +219,44 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     if (ranked && dialect === 'postgres') q = q.leftJoin('ticket_search as s', 's.ticket_id', 't.id');
     return q.where(scopeCond).where(compiled.where);
   };
-  let page = from()
-    .innerJoin('projects as p', 'p.id', 't.project_id')
-    .leftJoin('users as a', 'a.id', 't.assignee_id');
+  // The page in two steps: the ids and sort values in order (a narrow sort, often from an index
+  // alone), then the rows of those ids; sorting whole rows (descriptions and all) cost more than the rest.
+  let page = from();
+  if (keys.some((k) => k.name === 'pkey')) page = page.innerJoin('projects as p', 'p.id', 't.project_id');
   if (cursor) page = page.where(after(keys, cursor));
   for (const k of keys) page = page.orderBy(k.expr, k.dir);
-  const pageQuery = page
-    .select([...LIST_SELECT, 'p.key as project_key'])
+  const idQuery = page
     .select(keys.map((k, i) => k.expr.as(`k${i}`)))
     .limit(params.limit + 1)
     .compile();
 
-  const [counted, rows] = await Promise.all([
+  const [counted, ordered] = await Promise.all([
     from()
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow(),
-    ctx.db.arrays(pageQuery),
+    ctx.db.arrays(idQuery),
   ]);
-  const more = rows.length > params.limit;
-  const pageRows = more ? rows.slice(0, params.limit) : rows;
+  const more = ordered.length > params.limit;
+  const pageOrder = more ? ordered.slice(0, params.limit) : ordered;
+  const ids = pageOrder.map((r) => r[keys.length - 1] as string);
+  const fetched =
+    ids.length === 0
+      ? []
+      : await ctx.db.arrays(
+          db
+            .selectFrom('tickets as t')
+            .innerJoin('projects as p', 'p.id', 't.project_id')
+            .leftJoin('users as a', 'a.id', 't.assignee_id')
+            .where('t.id', 'in', ids)
+            .select([...LIST_SELECT, 'p.key as project_key'])
+            .compile(),
+        );
+  const byId = new Map(fetched.map((r) => [r[0] as string, r]));
+  // A ticket deleted between the two reads is left out of the page (the cursor still moves past it).
+  const pageRows = ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [row] : [];
+  });
   const base = LIST_SELECT.length;
   const items = await presentTicketList(
     ctx.db.kysely,
@@ -249,15 +268,12 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     const projectKey = pageRows[i][base] as string;
     return Object.assign(item, { key: `${projectKey}-${item.number}`, projectKey });
   });
-  const last = pageRows[pageRows.length - 1];
+  const last = pageOrder[pageOrder.length - 1];
   const nextCursor =
     more && last
       ? encodeCursor(
           keys,
-          keys.map((k, i) => {
-            const v = last[base + 1 + i];
-            return k.type === 'text' ? String(v) : Number(v);
-          }),
+          keys.map((k, i) => (k.type === 'text' ? String(last[i]) : Number(last[i]))),
         )
       : null;
   return { items: out, total: Number(counted.n), nextCursor };
