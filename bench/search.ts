@@ -318,7 +318,8 @@ async function measure(kind: 'sqlite' | 'postgres', tickets: number) {
           if (r >= 2) times.push(ms); // two warm-up runs
           if (r === 0) totals.push(res.json().total);
         }
-        if (process.env.BENCH_VERBOSE) console.log(`    ${q}: p50 ${pct(times.slice(-RUNS), 50).toFixed(1)} ms`);
+        if (process.env.BENCH_VERBOSE)
+          console.log(`    ${q}: p50 ${pct(times.slice(-RUNS), 50).toFixed(1)} ms`);
       }
       results[category] = { p50: pct(times, 50), p99: pct(times, 99), totals };
     }
