@@ -49,7 +49,7 @@ afterAll(async () => {
 });
 
 const rows = () => page.getByTestId('search-results').locator('tbody tr[id^="search-row-"]');
-const keysShown = async () => rows().locator('td:first-child').allTextContents();
+const keysShown = async () => rows().locator('td:nth-child(2)').allTextContents();
 
 describe('search page', () => {
   it('shows results as you type, across projects, and opens one with the keyboard', async () => {
@@ -113,6 +113,26 @@ describe('search page', () => {
   });
 });
 
+describe('list view edits', () => {
+  it('changes a priority inline and several tickets at once', async () => {
+    await page.goto(`${base}/search?q=${encodeURIComponent(`project:${key} sort:key`)}`);
+    await expect.poll(keysShown).toEqual([`${key}-1`, `${key}-2`, `${key}-3`, `${key}-4`]);
+    await page.getByLabel(`Priority of ${key}-2`).selectOption('Highest');
+    const ticket = async (n: number) => user.req('GET', `/api/projects/${key}/tickets/${key}-${n}`);
+    await expect.poll(async () => (await ticket(2)).priority).toBe('Highest');
+    await page.getByLabel(`Select ${key}-3`).check();
+    await page.getByLabel(`Select ${key}-4`).check();
+    await page.getByTestId('bulk-bar').getByText('2 selected').waitFor();
+    await page.getByLabel('Set priority of the selected').selectOption('Lowest');
+    await expect
+      .poll(async () => [(await ticket(3)).priority, (await ticket(4)).priority])
+      .toEqual(['Lowest', 'Lowest']);
+    await page.getByRole('button', { name: 'Unassign' }).click();
+    await expect.poll(async () => (await ticket(3)).assigneeId).toBeNull();
+    await expect.poll(() => page.getByLabel(`Priority of ${key}-3`).inputValue()).toBe('Lowest');
+  });
+});
+
 describe('command palette', () => {
   it('finds tickets by text through the search endpoint and opens the search page', async () => {
     await page.goto(`${base}/`);
@@ -126,7 +146,9 @@ describe('command palette', () => {
     // Keyboard: the ticket is the first option; Enter opens it.
     await box.press('Enter');
     await page.waitForURL(`${base}/projects/${key}/${key}-2`);
-    await page.keyboard.press('Escape');
+    await page.getByTestId('drawer-key').getByText(`${key}-2`).waitFor();
+    await page.goto(`${base}/`);
+    await page.getByTestId('current-user').waitFor();
     await page.keyboard.press('Control+k');
     await page.getByRole('combobox', { name: 'Search projects, tickets and actions' }).fill('login');
     await page.getByRole('option', { name: /Search for “login” \(2\)/ }).click();

@@ -194,6 +194,9 @@ export function ResultsTable({
   active,
   onSort,
   onHover,
+  selected,
+  onSelect,
+  onPriority,
 }: {
   items: SearchItem[];
   columns: ColumnName[];
@@ -202,6 +205,11 @@ export function ResultsTable({
   active: number;
   onSort: (field: SortField) => void;
   onHover: (index: number) => void;
+  /** Ticket ids chosen for a bulk action. */
+  selected: ReadonlySet<string>;
+  onSelect: (ids: string[], on: boolean) => void;
+  /** An inline edit of a ticket's priority. */
+  onPriority: (t: SearchItem, priority: SearchItem['priority']) => void;
 }) {
   const projectIds = useMemo(() => [...new Set(items.map((t) => t.projectId))], [items]);
   const lookups = useLookups(projectIds);
@@ -222,6 +230,19 @@ export function ResultsTable({
     <table className="w-full table-fixed border-collapse text-[13px]" data-testid="search-results">
       <thead>
         <tr className="border-b border-line text-left text-[12px] text-faint">
+          <th scope="col" className="w-8 px-2 py-1.5">
+            <input
+              type="checkbox"
+              aria-label="Select all shown"
+              checked={items.length > 0 && items.every((t) => selected.has(t.id))}
+              onChange={(e) =>
+                onSelect(
+                  items.map((t) => t.id),
+                  e.target.checked,
+                )
+              }
+            />
+          </th>
           {columns.map((c) => {
             const field = SORT_OF[c];
             const sorted = field && sort?.field === field ? sort.dir : undefined;
@@ -266,9 +287,33 @@ export function ResultsTable({
                 onMouseMove={() => onHover(i)}
                 className={`border-b border-line ${i === active ? 'bg-hover' : ''}`}
               >
+                <td className="px-2 py-1.5">
+                  <input
+                    type="checkbox"
+                    aria-label={`Select ${t.key}`}
+                    checked={selected.has(t.id)}
+                    onChange={(e) => onSelect([t.id], e.target.checked)}
+                  />
+                </td>
                 {columns.map((c) => (
                   <td key={c} className="truncate px-2 py-1.5">
-                    {c === 'title' ? (
+                    {c === 'priority' ? (
+                      <span className="inline-flex items-center gap-1">
+                        <PriorityIcon priority={t.priority} />
+                        <select
+                          aria-label={`Priority of ${t.key}`}
+                          value={t.priority}
+                          onChange={(e) => onPriority(t, e.target.value as SearchItem['priority'])}
+                          className="rounded border border-transparent bg-transparent hover:border-line"
+                        >
+                          {PRIORITIES.map((p) => (
+                            <option key={p} value={p}>
+                              {p}
+                            </option>
+                          ))}
+                        </select>
+                      </span>
+                    ) : c === 'title' ? (
                       <Link href={`/projects/${t.projectKey}/${t.key}`} className="hover:underline">
                         {t.title}
                       </Link>

@@ -15,7 +15,18 @@ import {
 import { ApiError, errorText } from '../api/client';
 import { qk } from '../api/keys';
 import { useProjects } from '../api/projects';
-import { createView, deleteView, updateView, useSearch, useViews, type View } from '../api/search';
+import {
+  createView,
+  deleteView,
+  type SearchItem,
+  updateView,
+  useSearch,
+  useViews,
+  type View,
+} from '../api/search';
+import { useSession } from '../api/session';
+import { bulkUpdateTickets, type TicketPatch } from '../api/tickets';
+import { PRIORITIES } from '../api/types';
 import { Popover } from '../components/Popover';
 import { useToast } from '../components/toast';
 import { Button, Input, Select } from '../components/ui';
@@ -144,6 +155,8 @@ export function SearchPage() {
   const [columns, setColumns] = useState<ColumnName[]>(DEFAULT_VIEW_COLUMNS);
   const [groupBy, setGroupBy] = useState<GroupName | null>(null);
   const [active, setActive] = useState(0);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const session = useSession();
   const input = useRef<HTMLInputElement>(null);
 
   // Opening a view takes its query and layout.
@@ -178,6 +191,21 @@ export function SearchPage() {
     const qs = query ? `?q=${encodeURIComponent(query)}` : '';
     if (window.location.search !== qs) navigate(`/search${qs}`, { replace: true });
   }, [query, viewId, navigate]);
+
+  /** Applies one change to tickets of any projects: one all-or-nothing bulk write per project. */
+  const apply = async (tickets: SearchItem[], updates: TicketPatch) => {
+    const byProject = new Map<string, string[]>();
+    for (const t of tickets) byProject.set(t.projectId, [...(byProject.get(t.projectId) ?? []), t.id]);
+    try {
+      for (const [projectId, ids] of byProject) await bulkUpdateTickets(projectId, ids, updates);
+      toast.show(`${tickets.length} ${tickets.length === 1 ? 'ticket' : 'tickets'} updated`, 'success');
+    } catch (err) {
+      toast.error(errorText(err));
+    }
+    await qc.invalidateQueries({ queryKey: ['search'] });
+    for (const projectId of byProject.keys()) await qc.invalidateQueries({ queryKey: qk.tickets(projectId) });
+  };
+  const chosen = items.filter((t) => selected.has(t.id));
 
   const open = (i: number) => {
     const t = items[i];
@@ -310,6 +338,34 @@ export function SearchPage() {
           </span>
         )}
       </div>
+      {chosen.length > 0 && (
+        <div
+          className="flex flex-wrap items-center gap-2 rounded-md border border-line bg-subtle px-3 py-2"
+          data-testid="bulk-bar"
+        >
+          <span className="text-[13px] font-medium">{chosen.length} selected</span>
+          <Select
+            aria-label="Set priority of the selected"
+            value=""
+            className="w-40"
+            onChange={(e) =>
+              e.target.value && apply(chosen, { priority: e.target.value as SearchItem['priority'] })
+            }
+          >
+            <option value="">Set priority…</option>
+            {PRIORITIES.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </Select>
+          <Button onClick={() => session.data?.user && apply(chosen, { assigneeId: session.data.user.id })}>
+            Assign to me
+          </Button>
+          <Button onClick={() => apply(chosen, { assigneeId: null })}>Unassign</Button>
+          <Button onClick={() => setSelected(new Set())}>Clear selection</Button>
+        </div>
+      )}
       {items.length > 0 && (
         <div id="search-results">
           <ResultsTable
@@ -319,6 +375,15 @@ export function SearchPage() {
             sort={parsed?.sort[0]}
             active={active}
             onHover={setActive}
+            selected={selected}
+            onSelect={(ids, on) =>
+              setSelected((cur) => {
+                const next = new Set(cur);
+                for (const id of ids) on ? next.add(id) : next.delete(id);
+                return next;
+              })
+            }
+            onPriority={(t, priority) => apply([t], { priority })}
             onSort={(field) => {
               setText(withSort(text, field, parsed?.sort[0]));
               input.current?.focus();
