@@ -230,7 +230,13 @@ describe('migrations', () => {
     const [a, b] = await Promise.all([open(), open()]);
     try {
       const [ra, rb] = await Promise.all([migrateToLatest(a), migrateToLatest(b)]);
-      expect([...ra, ...rb].sort()).toEqual(['001_initial', '002_sprint_started_at']);
+      expect([...ra, ...rb].sort()).toEqual([
+        '001_initial',
+        '002_sprint_started_at',
+        '040_search_index',
+        '041_saved_views',
+        '042_search_sort_index',
+      ]);
       expect(await migrateToLatest(a)).toEqual([]);
       const app = await buildApp(config, { db: a, logger: false });
       expect((await app.inject({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);

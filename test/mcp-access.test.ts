@@ -264,7 +264,7 @@ describe('the tool catalogue', () => {
     const size = JSON.stringify({ tools: CATALOGUE }).length;
     const descriptions = CATALOGUE.reduce((n, t) => n + (t.description?.length ?? 0), 0);
     console.log(`tools/list: ${CATALOGUE.length} tools, ${size} characters (descriptions ${descriptions})`);
-    expect(CATALOGUE).toHaveLength(34);
+    expect(CATALOGUE).toHaveLength(35); // SPEC's 34 and search_tickets
     for (const t of CATALOGUE) expect(t.description?.length ?? 0, t.name).toBeLessThanOrEqual(100);
     // The budget recorded in docs/mcp.md; a new tool or a long description must be a conscious choice.
     expect(size).toBeLessThan(32_000);

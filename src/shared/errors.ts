@@ -48,4 +48,5 @@ export const ERR = {
   noFile: 'No file provided',
   attachmentLimit: 'Attachment limit reached',
   invalidBackup: 'Invalid backup file',
+  viewNotFound: 'View not found',
 } as const;

@@ -4,6 +4,7 @@
  * A view the caller cannot see reads as missing.
  */
 import type { SavedViewsTable } from '../../db/types.js';
+import { ERR } from '../../shared/errors.js';
 import {
   type CreateViewBody,
   DEFAULT_VIEW_COLUMNS,
@@ -17,7 +18,7 @@ import { newId } from '../ids.js';
 import { compileQuery } from './compile.js';
 import { parseOrThrow, searchScope } from './search.js';
 
-const VIEW_NOT_FOUND = 'View not found';
+const VIEW_NOT_FOUND = ERR.viewNotFound;
 
 type Row = SavedViewsTable & { project_key: string | null; member_role: Role | null };
 

@@ -19,13 +19,12 @@ export const searchTools = [
   defineTool({
     name: 'search_tickets',
     description:
-      'Search tickets in all my projects with the query language: free words (title, description, comments), ' +
-      '"phrases", project:KEY, assignee:me|none|<username>, reporter:, type:bug,story, priority>=high, ' +
-      'status:"In Progress", is:open|done|unassigned|watching, label:, sprint:active|none|"<name>", points>=3, ' +
-      'created>2026-01-01, updated<-30d, due<+7d, due:none, parent:KEY-3, has:attachment|link, OR, -negation, ' +
-      '(groups), sort:updated|created|priority|due|points|key[-asc|-desc]. Pass nextCursor back as cursor for more.',
+      'Search tickets in all my projects (query language of docs/search.md), with a total and a cursor.',
     input: {
-      query: z.string().max(1000).describe('A search query (docs/search.md); empty for every ticket'),
+      query: z
+        .string()
+        .max(1000)
+        .describe('e.g. login assignee:me is:open type:bug,story priority>=high sort:due'),
       limit: z.number().int().min(1).max(100).default(20),
       cursor: z.string().optional().describe('nextCursor of the previous page'),
     },
