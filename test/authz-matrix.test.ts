@@ -154,6 +154,13 @@ const EXPECT: Record<string, Row> = {
   'POST /api/projects/:projectId/sprints/:sprintId/complete': PROJECT_MEMBER(200),
   'POST /api/projects/:projectId/sprints/:sprintId/extend': PROJECT_MEMBER(200),
   'GET /api/projects/:projectId/sprints/:sprintId/burndown': PROJECT_MEMBER(200),
+
+  // Search and saved views (the view in the path is shared in the project by its owner)
+  'GET /api/search': SIGNED_IN(200),
+  'GET /api/views': SIGNED_IN(200),
+  'POST /api/views': SIGNED_IN(201),
+  'PATCH /api/views/:viewId': PROJECT_ADMIN(200),
+  'DELETE /api/views/:viewId': PROJECT_ADMIN(200),
 };
 
 /** The key of a route in EXPECT; HEAD routes (generated for GET) share the GET row. */
@@ -238,6 +245,12 @@ const T = `${P}/tickets/:ticketId`;
 const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?: Record<string, string> }>> =
   {
     'POST /api/auth/register': async () => ({ json: { username: unique('reg'), password: PASSWORD } }),
+    'POST /api/views': async () => ({ json: { name: 'Mine', query: 'type:bug' } }),
+    'PATCH /api/views/:viewId': async () => ({
+      params: { viewId: await sharedView() },
+      json: { name: 'Renamed' },
+    }),
+    'DELETE /api/views/:viewId': async () => ({ params: { viewId: await sharedView() } }),
     'POST /api/auth/callback/credentials': async () => ({
       json: { username: users.spare.username, password: PASSWORD },
     }),
@@ -419,6 +432,18 @@ const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?
     },
   };
 
+/** A view the owner shares in the shared project. */
+async function sharedView(): Promise<string> {
+  const res = await users.owner.post('/api/views', {
+    name: 'Team',
+    query: '',
+    projectId: w.projectId,
+    shared: true,
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().id;
+}
+
 function fill(url: string, params: Record<string, string>): string {
   return url.replace(/:(\w+)/g, (_m, name: string) => {
     const v = params[name];
@@ -559,7 +584,11 @@ describe('authorization matrix', () => {
           want = ERR.notWithApiKey;
         else if (status === 403 && route.auth === 'admin') want = ERR.adminRequired;
         else if (status === 404 && actor === 'nonMember')
-          want = route.url.startsWith('/uploads/') ? ERR.notFound : ERR.projectNotFound;
+          want = route.url.startsWith('/uploads/')
+            ? ERR.notFound
+            : route.url.startsWith('/api/views/')
+              ? ERR.viewNotFound
+              : ERR.projectNotFound;
         if (want && error !== want)
           mismatches.push(`${where}: error ${JSON.stringify(error)} (expected ${want})`);
         if (status >= 500) mismatches.push(`${where}: server error`);

@@ -47,6 +47,7 @@ const SPEC_TOOLS = [
   'rename_column',
   'reorder_column',
   'delete_column',
+  'search_tickets',
 ];
 
 /** The tools for the rest of a ticket and the sprint settings (issue 20). */
@@ -94,7 +95,7 @@ describe.each<Transport>(['http', 'stdio'])('tools over %s', (kind) => {
   });
   afterAll(async () => c?.close());
 
-  it('lists the 34 tools of SPEC and those of issue 20, each with a description, schemas and annotations', async () => {
+  it('lists the 34 tools of SPEC, those of issue 20 and search_tickets, each with a description, schemas and annotations', async () => {
     const { tools } = await c.listTools();
     expect(tools.map((x) => x.name).sort()).toEqual([...SPEC_TOOLS, ...ISSUE_20_TOOLS].sort());
     // The hints as a client reads them: the MCP specification's defaults where the catalogue leaves one out.

@@ -8,6 +8,9 @@ import * as m011 from './migrations/011_scoped_api_keys.js';
 import * as m012 from './migrations/012_audit_log.js';
 import * as m020 from './migrations/020_sprint_names_unique.js';
 import * as m030 from './migrations/030_notifications.js';
+import * as m040 from './migrations/040_search_index.js';
+import * as m041 from './migrations/041_saved_views.js';
+import * as m042 from './migrations/042_search_sort_index.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -21,6 +24,9 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '012_audit_log': m012,
   '020_sprint_names_unique': m020,
   '030_notifications': m030,
+  '040_search_index': m040,
+  '041_saved_views': m041,
+  '042_search_sort_index': m042,
 };
 
 /** Every migration's name, in order. */

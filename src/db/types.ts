@@ -282,6 +282,22 @@ export interface SigningKeysTable {
   created_at: string;
 }
 
+/** A saved search (migration 041): private to its author, or shared with its project's members. */
+export interface SavedViewsTable {
+  id: string;
+  author_id: string;
+  project_id: string | null;
+  name: string;
+  query: string;
+  shared: number;
+  layout: 'list' | 'board';
+  /** JSON array of column names. */
+  columns: string;
+  group_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -308,6 +324,7 @@ export interface Database {
   notification_settings: NotificationSettingsTable;
   mail_outbox: MailOutboxTable;
   signing_keys: SigningKeysTable;
+  saved_views: SavedViewsTable;
 }
 
 /** The audit log (migration 012): appended in the change's transaction, never updated. */
@@ -351,4 +368,5 @@ export const TABLES_IN_ORDER = [
   'notification_settings',
   'mail_outbox',
   'signing_keys',
+  'saved_views',
 ] as const satisfies readonly (keyof Database)[];

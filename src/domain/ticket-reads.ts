@@ -18,6 +18,7 @@ import {
   type TicketFull,
 } from './presenters/tickets.js';
 import { readCache } from './read-cache.js';
+import { projectQueryFilter } from './search/search.js';
 
 const escapeLike = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -29,9 +30,11 @@ const escapeLike = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => 
  */
 export async function listTicketsJson(ctx: Ctx, projectRef: string, q: TicketListQuery) {
   const { project } = await projectAccess(ctx, ctx.db.kysely, projectRef);
+  // A search query may name the caller (`me`, `is:watching`) or today (`due<+7d`).
+  const who = q.query ? `:${actorOf(ctx).userId}:${new Date().toISOString().slice(0, 10)}` : '';
   return readCache(ctx.db).get(
     ctx,
-    `list:${project.id}:${JSON.stringify(q)}`,
+    `list:${project.id}:${JSON.stringify(q)}${who}`,
     async () => {
       const { items, total } = await listTicketsOf(ctx, project, q);
       return { json: JSON.stringify(items), total };
@@ -43,8 +46,10 @@ export async function listTicketsJson(ctx: Ctx, projectRef: string, q: TicketLis
 /** Tickets of the project in board order, with the query's filters and page, and their total. */
 export async function listTicketsOf(ctx: Ctx, project: ProjectsTable, q: TicketListQuery) {
   const db = ctx.db.kysely;
+  const searched = q.query ? await projectQueryFilter(ctx, project, q.query) : null;
   const filter = (eb: ExpressionBuilder<Database & { t: TicketsTable }, 't'>) => {
     const conds = [eb('t.project_id', '=', project.id)];
+    if (searched) conds.push(searched as unknown as (typeof conds)[number]);
     if (q.sprintId !== undefined)
       conds.push(
         q.sprintId.toLowerCase() === 'none'
@@ -121,7 +126,8 @@ export async function listTicketsOf(ctx: Ctx, project: ProjectsTable, q: TicketL
     q.priority === undefined &&
     q.parentId === undefined &&
     q.labelId === undefined &&
-    !q.q;
+    !q.q &&
+    !q.query;
   const paged = q.limit !== undefined || q.offset !== undefined;
   const [counted, rows] = await Promise.all([
     // Unpaged, the list is the whole result: its length is the total.

@@ -56,4 +56,5 @@ export const ERR = {
   readOnlyKey: 'Read-only API key',
   apiKeyNotFound: 'API key not found',
   sessionNotFound: 'Session not found',
+  viewNotFound: 'View not found',
 } as const;

@@ -3,6 +3,7 @@ import { idParam, isoDate, paging, personOut, text } from './common.js';
 import { LINK_TYPES, PRIORITIES, type Priority, TICKET_TYPES, type TicketType } from './enums.js';
 import { LIMITS } from './limits.js';
 import { labelOut } from './projects.js';
+import { QUERY_MAX_LENGTH } from './search-query.js';
 
 export {
   INVERSE_LINK,
@@ -109,6 +110,8 @@ export const ticketListQuery = z.object({
   labelId: idParam.optional(),
   parentId: idParam.optional(),
   q: z.string().trim().max(200).optional(),
+  /** A search query (docs/search.md) within this project. */
+  query: z.string().max(QUERY_MAX_LENGTH, `Must be at most ${QUERY_MAX_LENGTH} characters`).optional(),
   ...paging.shape,
 });
 

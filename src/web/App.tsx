@@ -19,6 +19,7 @@ const BacklogPage = lazy(() => import('./pages/Backlog').then((m) => ({ default:
 const ReportsPage = lazy(() => import('./pages/Reports').then((m) => ({ default: m.ReportsPage })));
 const InboxPage = lazy(() => import('./pages/Inbox').then((m) => ({ default: m.InboxPage })));
 const PersonPage = lazy(() => import('./pages/Person').then((m) => ({ default: m.PersonPage })));
+const SearchPage = lazy(() => import('./pages/search').then((m) => ({ default: m.SearchPage })));
 const AdminPage = lazy(() => import('./pages/Admin').then((m) => ({ default: m.AdminPage })));
 
 function BootSkeleton() {
@@ -76,6 +77,9 @@ function Authenticated() {
           </Route>
           <Route path="/projects">
             <ProjectsPage />
+          </Route>
+          <Route path="/search">
+            <SearchPage />
           </Route>
           <Route path="/profile">
             <ProfilePage />

@@ -422,7 +422,7 @@ describe('database', () => {
     expect(download.suggestedFilename()).toMatch(/^docket-backup-.*\.json$/);
     const file = await download.path();
     const backup = JSON.parse(fs.readFileSync(file, 'utf8'));
-    expect(backup).toMatchObject({ format: 'docket-backup', version: 1 });
+    expect(backup).toMatchObject({ format: 'docket-backup', version: 2 });
     expect(backup.data.users.map((u: { username: string }) => u.username)).toContain('root');
     expect(backup.data.projects.map((p: { id: string }) => p.id)).toContain(project.id);
     const saved = section.getByTestId('export-progress');

@@ -74,7 +74,7 @@ export interface Populated {
  * A populated instance: users (admin, members, a disabled one, one with an avatar), an API key,
  * changed settings, two projects with columns, members, labels, sprints in every state, sprint
  * settings, tickets with every field (a subtask stored before its parent), labels, watchers, links,
- * comments, history, sprint history, attachments and uploads with files of awkward sizes.
+ * comments, history, sprint history, attachments and uploads with files of awkward sizes, saved views.
  */
 export async function populate(app: FastifyInstance): Promise<Populated> {
   const admin = await signUp(app, {
@@ -450,6 +450,32 @@ export async function populate(app: FastifyInstance): Promise<Populated> {
         exit_status: null,
         exited_at: null,
         story_points: null,
+      },
+    ])
+    .execute();
+  const view = { query: 'type:bug sort:priority', layout: 'list' as const, created_at: now, updated_at: now };
+  await db
+    .insertInto('saved_views')
+    .values([
+      {
+        ...view,
+        id: newId(),
+        author_id: alice.userId,
+        project_id: p0,
+        name: 'Shared',
+        shared: 1,
+        columns: '["key","title"]',
+        group_by: 'status',
+      },
+      {
+        ...view,
+        id: newId(),
+        author_id: bob.userId,
+        project_id: null,
+        name: 'Mine',
+        shared: 0,
+        columns: '["key"]',
+        group_by: null,
       },
     ])
     .execute();

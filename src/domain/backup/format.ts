@@ -44,7 +44,15 @@ export const BACKUP_TABLES = [
   'sprint_ticket_history',
   'notifications',
   'notification_settings',
+  'saved_views',
 ] as const satisfies readonly BackupTable[];
+
+/**
+ * Tables a backup leaves out: the full-text index of tickets (migration 040) is derived from
+ * tickets and comments, and the database's triggers rebuild it as a restore inserts them.
+ */
+export const isDerivedTable = (name: string) =>
+  name === 'ticket_search' || name === 'ticket_search_ids' || name.startsWith('ticket_fts');
 
 const id = z.string().min(1).max(200);
 const text = (max = 1_000_000) => z.string().max(max);
@@ -251,6 +259,19 @@ export const ROW_SCHEMAS = {
     types: text(10_000),
     updated_at: stamp,
   }),
+  saved_views: z.strictObject({
+    id,
+    author_id: id,
+    project_id: id.nullable(),
+    name: text(1000).min(1),
+    query: text(10_000),
+    shared: flag,
+    layout: z.enum(['list', 'board']),
+    columns: jsonStringList,
+    group_by: text(100).nullable(),
+    created_at: stamp,
+    updated_at: stamp,
+  }),
 } satisfies Record<BackupTable, z.ZodType>;
 
 /** The columns that identify a row: the keyset for paging on export and for duplicate checks on import. */
@@ -275,6 +296,7 @@ export const KEY_COLUMNS: Record<BackupTable, readonly string[]> = {
   sprint_ticket_history: ['id'],
   notifications: ['id'],
   notification_settings: ['user_id'],
+  saved_views: ['id'],
 };
 
 /** References between records (the foreign keys): column -> table whose id it names. */
@@ -304,6 +326,7 @@ export const REFERENCES: Partial<Record<BackupTable, Record<string, BackupTable>
   sprint_ticket_history: { sprint_id: 'sprints', ticket_id: 'tickets' },
   notifications: { user_id: 'users', actor_id: 'users', project_id: 'projects', ticket_id: 'tickets' },
   notification_settings: { user_id: 'users' },
+  saved_views: { author_id: 'users', project_id: 'projects' },
 };
 
 /** Columns naming a stored file: the file must be in the backup. */
@@ -370,7 +393,8 @@ export type Row = Record<string, unknown>;
  */
 export type RowUpgrade = (table: string, row: Row) => { table: string; row: Row }[];
 export const UPGRADES: Record<number, RowUpgrade> = {
-  // Version 2: board positions (0..n-1) became ranks; a position's rank keeps its order.
+  // Version 2: board positions (0..n-1) became ranks (a position's rank keeps its order), and saved
+  // views came (migration 041; a version-1 file has none).
   1: (table, row) => {
     if ((table !== 'tickets' && table !== 'columns') || !('position' in row)) return [{ table, row }];
     const { position, ...rest } = row;

@@ -3,6 +3,7 @@ import type { ToolDef } from './common.js';
 import { labelTools } from './labels.js';
 import { memberTools } from './members.js';
 import { projectTools } from './projects.js';
+import { searchTools } from './search.js';
 import { sprintSettingsTools } from './sprint-settings.js';
 import { sprintTools } from './sprints.js';
 import { ticketPartTools } from './ticket-parts.js';
@@ -18,4 +19,5 @@ export const TOOLS: ToolDef[] = [
   ...memberTools,
   ...labelTools,
   ...columnTools,
+  ...searchTools,
 ];

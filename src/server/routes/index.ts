@@ -9,10 +9,12 @@ import { mcpRoutes } from './mcp.routes.js';
 import { meRoutes } from './me.routes.js';
 import { notificationsRoutes } from './notifications.routes.js';
 import { projectsRoutes } from './projects.routes.js';
+import { searchRoutes } from './search.routes.js';
 import { securityRoutes } from './security.routes.js';
 import { sprintsRoutes } from './sprints.routes.js';
 import { ticketsRoutes } from './tickets.routes.js';
 import { usersRoutes } from './users.routes.js';
+import { viewsRoutes } from './views.routes.js';
 
 /** Every route module, registered under the base path. A new module is added here. */
 export const ROUTES: FastifyPluginAsyncZod[] = [
@@ -30,4 +32,6 @@ export const ROUTES: FastifyPluginAsyncZod[] = [
   mcpRoutes,
   securityRoutes,
   notificationsRoutes,
+  searchRoutes,
+  viewsRoutes,
 ];

@@ -31,4 +31,6 @@ export const qk = {
   notificationList: (filter: string) => ['notifications', filter] as const,
   unreadCount: ['notifications-unread'] as const,
   notificationSettings: ['notification-settings'] as const,
+  search: (q: string, limit: number) => ['search', q, limit] as const,
+  views: ['views'] as const,
 };

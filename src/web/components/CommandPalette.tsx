@@ -1,11 +1,11 @@
 import * as RadixDialog from '@radix-ui/react-dialog';
-import { useQueryClient } from '@tanstack/react-query';
-import { useId, useMemo, useRef, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { parseTicketKey } from '../../shared/rules';
-import { qk } from '../api/keys';
+import { parseQuery } from '../../shared/search-query';
 import { useProjects } from '../api/projects';
-import type { Project, Ticket } from '../api/types';
+import { useSearchPreview } from '../api/search';
+import type { Project } from '../api/types';
 import { effectiveTheme, setTheme } from '../hooks/theme';
 import { TypeIcon } from './icons';
 import { useShell } from './shell-context';
@@ -20,6 +20,24 @@ interface Item {
   run: () => void;
 }
 
+function useDebounced(value: string, ms: number) {
+  const [v, setV] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setV(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return v;
+}
+
+const parses = (text: string) => {
+  try {
+    parseQuery(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** Ctrl/Cmd+K: jump to a project or a ticket (by key or title) and run common actions. */
 export function CommandPalette({
   onClose,
@@ -28,7 +46,6 @@ export function CommandPalette({
   onClose: () => void;
   currentProject?: Project;
 }) {
-  const qc = useQueryClient();
   const [, navigate] = useLocation();
   const shell = useShell();
   const projects = useProjects();
@@ -39,6 +56,11 @@ export function CommandPalette({
   // Where focus was when the palette opened (read at the first render, before the palette takes it).
   const opener = useRef<HTMLElement | null>(null);
   opener.current ??= document.activeElement as HTMLElement | null;
+
+  // Tickets come from the search endpoint (the same grammar as the search page), as you type.
+  const typed = useDebounced(query.trim(), 120);
+  const searchable = typed !== '' && parses(typed);
+  const found = useSearchPreview(typed, 8, searchable);
 
   const items = useMemo(() => {
     const q = query.trim().toLowerCase();
@@ -132,27 +154,26 @@ export function CommandPalette({
         run: go(`/projects/${p.key}`),
       });
     }
-    if (q) {
-      const tickets: Item[] = [];
-      for (const p of projects.data ?? []) {
-        const list = qc.getQueryData<Ticket[]>(qk.tickets(p.id));
-        for (const t of list ?? []) {
-          if (tickets.length >= 30) break;
-          if (!t.key.toLowerCase().includes(q) && !t.title.toLowerCase().includes(q)) continue;
-          tickets.push({
-            id: `t-${t.id}`,
-            group: 'Tickets',
-            label: t.title,
-            hint: t.key,
-            icon: <TypeIcon type={t.type} />,
-            run: go(`/projects/${p.key}/${t.key}`),
-          });
-        }
-      }
-      out.push(...tickets);
+    for (const t of found.data?.items ?? []) {
+      if (!q) break;
+      out.push({
+        id: `t-${t.id}`,
+        group: 'Tickets',
+        label: t.title,
+        hint: t.key,
+        icon: <TypeIcon type={t.type} />,
+        run: go(`/projects/${t.projectKey}/${t.key}`),
+      });
     }
+    if (q)
+      out.push({
+        id: 'search-all',
+        group: 'Search',
+        label: `Search for “${query.trim()}”${found.data ? ` (${found.data.total})` : ''}`,
+        run: go(`/search?q=${encodeURIComponent(query.trim())}`),
+      });
     return out;
-  }, [query, projects.data, qc, navigate, onClose, shell, currentProject]);
+  }, [query, projects.data, found.data, navigate, onClose, shell, currentProject]);
 
   const run = (i: number) => items[i]?.run();
 

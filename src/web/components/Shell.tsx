@@ -1,10 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
-import { Link, useLocation } from 'wouter';
+import { Link, useLocation, useSearch as useSearchString } from 'wouter';
 import { useAccountEvents } from '../api/events';
 import { qk } from '../api/keys';
 import { useUnreadCount } from '../api/notifications';
 import { useProjects } from '../api/projects';
+import { useViews } from '../api/search';
 import { signOut as endSession, useSession } from '../api/session';
 import type { TicketPatch } from '../api/tickets';
 import type { Project } from '../api/types';
@@ -74,8 +75,36 @@ function InboxLink({ active, onNavigate }: { active: boolean; onNavigate?: () =>
   );
 }
 
+/** Saved views (mine and those shared in my projects), each opening the search page. */
+function SavedViews({ active, onNavigate }: { active: string | null; onNavigate?: () => void }) {
+  const views = useViews();
+  if (!views.data?.length) return null;
+  return (
+    <>
+      <div className="mt-4 px-4 pb-1 text-[11px] font-medium tracking-wide text-faint uppercase">Views</div>
+      <ul className="max-h-48 overflow-y-auto px-2" data-testid="sidebar-views">
+        {views.data.map((v) => (
+          <li key={v.id}>
+            <Link
+              href={`/search?view=${v.id}`}
+              onClick={onNavigate}
+              aria-current={active === v.id ? 'page' : undefined}
+              className={`flex h-7 items-center gap-2 rounded-md px-2 ${active === v.id ? 'bg-hover font-medium text-fg' : 'text-muted hover:bg-hover hover:text-fg'}`}
+            >
+              <span className="min-w-0 flex-1 truncate">{v.name}</span>
+              {v.shared && <span className="font-mono text-[11px] text-faint">{v.projectKey}</span>}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
 function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
   const [location, navigate] = useLocation();
+  const searchString = useSearchString();
+  const viewParam = location === '/search' ? new URLSearchParams(searchString).get('view') : null;
   const projects = useProjects();
   const session = useSession();
   const shell = useContextShell();
@@ -113,7 +142,15 @@ function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
           All projects
         </Link>
         <InboxLink active={location === '/inbox'} onNavigate={onNavigate} />
+        <Link
+          href="/search"
+          onClick={onNavigate}
+          className={`flex h-7 items-center gap-2 rounded-md px-2 ${location === '/search' && !viewParam ? 'bg-hover font-medium text-fg' : 'text-muted hover:bg-hover hover:text-fg'}`}
+        >
+          Search
+        </Link>
       </div>
+      <SavedViews active={viewParam} onNavigate={onNavigate} />
       <div className="mt-4 flex items-center justify-between px-4 pb-1 text-[11px] font-medium tracking-wide text-faint uppercase">
         <span>Projects</span>
         <button

@@ -1,0 +1,284 @@
+/**
+ * GET /api/search: a query over every project the caller can see, one page at a time with a keyset
+ * cursor, and the exact total (docs/search.md, docs/decisions/038-search.md).
+ */
+import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
+import type { ProjectsTable } from '../../db/types.js';
+import { PRIORITIES } from '../../shared/enums.js';
+import type { SearchOut, SearchParams } from '../../shared/search.js';
+import { type ParsedQuery, parseQuery, QueryError, type SortSpec } from '../../shared/search-query.js';
+import { actorOf, type Ctx } from '../context.js';
+import { invalidField } from '../errors.js';
+import { listSelect, orderInColumn, presentTicketList } from '../presenters/tickets.js';
+
+/** The list's select list, `order` counted per ticket (a search hides other tickets of the column). */
+const LIST_SELECT = listSelect(orderInColumn);
+
+import { type CompiledQuery, compileQuery, queryError, type Scope } from './compile.js';
+
+type Bool = RawBuilder<SqlBool>;
+
+/** Parses `text`, turning a malformed query into a 400 naming the term (under `path`). */
+export function parseOrThrow(text: string, path = 'q'): ParsedQuery {
+  try {
+    return parseQuery(text);
+  } catch (err) {
+    if (err instanceof QueryError) throw queryError(err.message, err.term, err.position, path);
+    throw err;
+  }
+}
+
+/** The projects the caller can see: their memberships, or every project (null) for a system administrator. */
+export async function searchScope(ctx: Ctx): Promise<Scope> {
+  const actor = actorOf(ctx);
+  if (actor.isSystemAdmin) return { projectIds: null, userId: actor.userId };
+  const rows = await ctx.db.kysely
+    .selectFrom('project_members')
+    .select('project_id')
+    .where('user_id', '=', actor.userId)
+    .execute();
+  return { projectIds: rows.map((r) => r.project_id), userId: actor.userId };
+}
+
+/** The condition of `query=` on one project's ticket list (alias `t`). */
+export async function projectQueryFilter(ctx: Ctx, project: ProjectsTable, text: string): Promise<Bool> {
+  const parsed = parseOrThrow(text, 'query');
+  const actor = actorOf(ctx);
+  const compiled = await compileQuery(
+    ctx.db.kysely,
+    ctx.db.dialect,
+    parsed,
+    { projectIds: [project.id], userId: actor.userId },
+    new Date(),
+    'query',
+  );
+  return compiled.where;
+}
+
+interface SortKey {
+  name: string;
+  expr: RawBuilder<unknown>;
+  dir: 'asc' | 'desc';
+  type: 'text' | 'integer' | 'real';
+}
+
+const PRIORITY_CASE = sql`(case t.priority ${sql.join(
+  PRIORITIES.map((p, i) => sql`when ${sql.lit(p)} then ${sql.lit(i)}`),
+  sql` `,
+)} end)`;
+
+function sortKeysOf(dialect: 'sqlite' | 'postgres', parsed: ParsedQuery, compiled: CompiledQuery): SortKey[] {
+  const keys: SortKey[] = [];
+  const spec: SortSpec[] = parsed.sort;
+  if (spec.length === 0 && compiled.rankMatch !== null) {
+    if (compiled.keyTicketId)
+      keys.push({
+        name: 'keyhit',
+        expr: sql`(case when t.id = ${compiled.keyTicketId} then 1 else 0 end)`,
+        dir: 'desc',
+        type: 'integer',
+      });
+    keys.push({
+      name: 'score',
+      expr:
+        dialect === 'sqlite'
+          ? sql`coalesce(-r.score, 0)`
+          : sql`coalesce(ts_rank(s.doc, to_tsquery('simple', ${compiled.rankMatch})), 0)`,
+      dir: 'desc',
+      type: 'real',
+    });
+  }
+  if (spec.length === 0) {
+    if (compiled.keyTicketId && compiled.rankMatch === null)
+      keys.push({
+        name: 'keyhit',
+        expr: sql`(case when t.id = ${compiled.keyTicketId} then 1 else 0 end)`,
+        dir: 'desc',
+        type: 'integer',
+      });
+    keys.push({ name: 'updated', expr: sql`t.updated_at`, dir: 'desc', type: 'text' });
+  }
+  for (const s of spec) {
+    const { dir } = s;
+    switch (s.field) {
+      case 'updated':
+      case 'created':
+        keys.push({ name: s.field, expr: sql.ref(`t.${s.field}_at`), dir, type: 'text' });
+        break;
+      case 'priority':
+        keys.push({ name: s.field, expr: PRIORITY_CASE, dir, type: 'integer' });
+        break;
+      case 'due':
+        // Tickets without a date come last either way.
+        keys.push({
+          name: s.field,
+          expr: sql`coalesce(t.due_date, ${dir === 'asc' ? '9999-12-31' : '0000-00-00'})`,
+          dir,
+          type: 'text',
+        });
+        break;
+      case 'points':
+        keys.push({
+          name: s.field,
+          expr: sql`coalesce(t.story_points, ${sql.lit(dir === 'asc' ? 1_000_000_000 : -1)})`,
+          dir,
+          type: 'integer',
+        });
+        break;
+      case 'key':
+        keys.push({ name: 'pkey', expr: sql`p.key`, dir, type: 'text' });
+        keys.push({ name: 'number', expr: sql`t.number`, dir, type: 'integer' });
+        break;
+    }
+  }
+  // The tie-break follows the last key's direction, so one index (updated_at, id) serves both ways.
+  keys.push({ name: 'id', expr: sql`t.id`, dir: keys[keys.length - 1]?.dir ?? 'asc', type: 'text' });
+  return keys;
+}
+
+const signatureOf = (keys: SortKey[]) => keys.map((k) => `${k.name}:${k.dir}`).join(',');
+
+function encodeCursor(keys: SortKey[], values: unknown[]): string {
+  return Buffer.from(JSON.stringify({ s: signatureOf(keys), v: values })).toString('base64url');
+}
+
+function decodeCursor(keys: SortKey[], cursor: string): unknown[] {
+  const bad = () => invalidField('cursor', 'Invalid cursor: start again without one');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw bad();
+  }
+  const c = parsed as { s?: unknown; v?: unknown };
+  if (!c || c.s !== signatureOf(keys) || !Array.isArray(c.v) || c.v.length !== keys.length) throw bad();
+  keys.forEach((k, i) => {
+    const v = (c.v as unknown[])[i];
+    if (k.type === 'text' ? typeof v !== 'string' : typeof v !== 'number' || !Number.isFinite(v)) throw bad();
+  });
+  return c.v;
+}
+
+/** Rows after the cursor's: (k1 > v1) or (k1 = v1 and k2 > v2) … in each key's direction. */
+function after(keys: SortKey[], values: unknown[]): Bool {
+  const val = (i: number) => {
+    const k = keys[i];
+    return k.type === 'text' ? sql`${values[i]}` : sql`cast(${values[i]} as ${sql.raw(k.type)})`;
+  };
+  const ors: Bool[] = keys.map((k, i) => {
+    const eqs = keys.slice(0, i).map((e, j) => sql`${e.expr} = ${val(j)}`);
+    const op = sql.raw(k.dir === 'asc' ? '>' : '<');
+    return sql<SqlBool>`(${sql.join([...eqs, sql`${k.expr} ${op} ${val(i)}`], sql` and `)})`;
+  });
+  return sql<SqlBool>`(${sql.join(ors, sql` or `)})`;
+}
+
+export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<SearchOut> {
+  const dialect = ctx.db.dialect;
+  const parsed = parseOrThrow(params.q);
+  const scope = await searchScope(ctx);
+  const compiled = await compileQuery(ctx.db.kysely, dialect, parsed, scope);
+  const keys = sortKeysOf(dialect, parsed, compiled);
+  const cursor = params.cursor ? decodeCursor(keys, params.cursor) : null;
+  const db = ctx.db.kysely as unknown as Kysely<any>;
+  const scopeCond: Bool =
+    scope.projectIds === null
+      ? sql<SqlBool>`1 = 1`
+      : scope.projectIds.length === 0
+        ? sql<SqlBool>`1 = 0`
+        : sql<SqlBool>`t.project_id in (${sql.join(scope.projectIds)})`;
+
+  const ranked = keys.some((k) => k.name === 'score');
+  const top = compiled.topMatch;
+  /** The tickets the query can match: driven from the full-text index when the top level has words. */
+  const from = () => {
+    if (top && dialect === 'sqlite')
+      return db
+        .selectFrom(
+          sql`(select rowid as rid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score from ticket_fts where ticket_fts match ${top})`.as(
+            'r',
+          ),
+        )
+        .innerJoin('ticket_search_ids as s', 's.id', 'r.rid')
+        .innerJoin('tickets as t', 't.id', 's.ticket_id')
+        .where(scopeCond)
+        .where(compiled.rest);
+    if (top)
+      return db
+        .selectFrom('tickets as t')
+        .innerJoin('ticket_search as s', 's.ticket_id', 't.id')
+        .where(sql<SqlBool>`s.doc @@ to_tsquery('simple', ${top})`)
+        .where(scopeCond)
+        .where(compiled.rest);
+    let q = db.selectFrom('tickets as t');
+    // Words only inside OR or a group: relevance from a match on any of them.
+    if (ranked && dialect === 'sqlite')
+      q = q.leftJoin(
+        sql`(select s.ticket_id as tid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score
+             from ticket_fts join ticket_search_ids s on s.id = ticket_fts.rowid
+             where ticket_fts match ${compiled.rankMatch})`.as('r'),
+        'r.tid',
+        't.id',
+      );
+    if (ranked && dialect === 'postgres') q = q.leftJoin('ticket_search as s', 's.ticket_id', 't.id');
+    return q.where(scopeCond).where(compiled.where);
+  };
+  // The page in two steps: the ids and sort values in order (a narrow sort, often from an index
+  // alone), then the rows of those ids; sorting whole rows (descriptions and all) cost more than the rest.
+  let page = from();
+  if (keys.some((k) => k.name === 'pkey')) page = page.innerJoin('projects as p', 'p.id', 't.project_id');
+  if (cursor) page = page.where(after(keys, cursor));
+  for (const k of keys) page = page.orderBy(k.expr, k.dir);
+  const idQuery = page
+    .select(keys.map((k, i) => k.expr.as(`k${i}`)))
+    .limit(params.limit + 1)
+    .compile();
+
+  const [counted, ordered] = await Promise.all([
+    from()
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow(),
+    ctx.db.arrays(idQuery),
+  ]);
+  const more = ordered.length > params.limit;
+  const pageOrder = more ? ordered.slice(0, params.limit) : ordered;
+  const ids = pageOrder.map((r) => r[keys.length - 1] as string);
+  const fetched =
+    ids.length === 0
+      ? []
+      : await ctx.db.arrays(
+          db
+            .selectFrom('tickets as t')
+            .innerJoin('projects as p', 'p.id', 't.project_id')
+            .leftJoin('users as a', 'a.id', 't.assignee_id')
+            .where('t.id', 'in', ids)
+            .select([...LIST_SELECT, 'p.key as project_key'])
+            .compile(),
+        );
+  const byId = new Map(fetched.map((r) => [r[0] as string, r]));
+  // A ticket deleted between the two reads is left out of the page (the cursor still moves past it).
+  const pageRows = ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [row] : [];
+  });
+  const base = LIST_SELECT.length;
+  const items = await presentTicketList(
+    ctx.db.kysely,
+    '',
+    pageRows,
+    pageRows.map((r) => r[0] as string),
+  );
+  const out = items.map((item, i) => {
+    const projectKey = pageRows[i][base] as string;
+    return Object.assign(item, { key: `${projectKey}-${item.number}`, projectKey });
+  });
+  const last = pageOrder[pageOrder.length - 1];
+  const nextCursor =
+    more && last
+      ? encodeCursor(
+          keys,
+          keys.map((k, i) => (k.type === 'text' ? String(last[i]) : Number(last[i]))),
+        )
+      : null;
+  return { items: out, total: Number(counted.n), nextCursor };
+}

@@ -1,0 +1,403 @@
+/**
+ * The search page (/search?q=…, /search?view=<id>): results as you type over every project, the list
+ * view with chosen columns, sorting and grouping, and saving the query as a view.
+ */
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useLocation, useSearch as useSearchString } from 'wouter';
+import {
+  DEFAULT_VIEW_COLUMNS,
+  parseQuery,
+  QueryError,
+  VIEW_COLUMNS,
+  VIEW_GROUPS,
+} from '../../shared/search-query';
+import { ApiError, errorText } from '../api/client';
+import { qk } from '../api/keys';
+import { useProjects } from '../api/projects';
+import {
+  createView,
+  deleteView,
+  type SearchItem,
+  updateView,
+  useSearch,
+  useViews,
+  type View,
+} from '../api/search';
+import { useSession } from '../api/session';
+import { bulkUpdateTickets, type TicketPatch } from '../api/tickets';
+import { PRIORITIES } from '../api/types';
+import { Popover } from '../components/Popover';
+import { useToast } from '../components/toast';
+import { Button, Input, Select } from '../components/ui';
+import {
+  COLUMN_TITLES,
+  type ColumnName,
+  GROUP_TITLES,
+  type GroupName,
+  ResultsTable,
+  withSort,
+} from './search-table';
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [v, setV] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setV(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return v;
+}
+
+/** The query's problem as the parser or the server words it, or null. */
+function problemOf(text: string, error: unknown): string | null {
+  try {
+    parseQuery(text);
+  } catch (e) {
+    if (e instanceof QueryError) return e.message;
+  }
+  if (error instanceof ApiError && error.status === 400) return error.details[0]?.message ?? error.message;
+  return error ? errorText(error) : null;
+}
+
+function SaveView({
+  query,
+  columns,
+  groupBy,
+  onSaved,
+}: {
+  query: string;
+  columns: ColumnName[];
+  groupBy: GroupName | null;
+  onSaved: (v: View) => void;
+}) {
+  const projects = useProjects();
+  const [name, setName] = useState('');
+  const [projectId, setProjectId] = useState('');
+  const [shared, setShared] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <Popover
+      label="Save view"
+      align="right"
+      panelClass="w-72 p-3"
+      className="h-8 rounded-md border border-line px-3 text-[13px] hover:bg-hover"
+      button="Save view"
+    >
+      {(close) => (
+        <form
+          className="flex flex-col gap-2"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            try {
+              const v = await createView({
+                name,
+                query,
+                columns,
+                groupBy,
+                projectId: projectId || null,
+                shared: shared && !!projectId,
+              });
+              setName('');
+              close();
+              onSaved(v);
+            } catch (err) {
+              setError(errorText(err));
+            }
+          }}
+        >
+          <label className="text-[12px] text-muted" htmlFor="view-name">
+            Name
+          </label>
+          <Input
+            id="view-name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            required
+            maxLength={100}
+          />
+          <label className="text-[12px] text-muted" htmlFor="view-project">
+            Project
+          </label>
+          <Select id="view-project" value={projectId} onChange={(e) => setProjectId(e.target.value)}>
+            <option value="">All my projects</option>
+            {projects.data?.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </Select>
+          <label className="flex items-center gap-2 text-[13px]">
+            <input
+              type="checkbox"
+              checked={shared}
+              disabled={!projectId}
+              onChange={(e) => setShared(e.target.checked)}
+            />
+            Share with the project's members
+          </label>
+          {error && <p className="text-[12px] text-danger">{error}</p>}
+          <Button type="submit">Save</Button>
+        </form>
+      )}
+    </Popover>
+  );
+}
+
+export function SearchPage() {
+  const qc = useQueryClient();
+  const toast = useToast();
+  const [, navigate] = useLocation();
+  const params = new URLSearchParams(useSearchString());
+  const viewId = params.get('view');
+  const views = useViews();
+  const view = viewId ? views.data?.find((v) => v.id === viewId) : undefined;
+  const [text, setText] = useState(params.get('q') ?? '');
+  const [columns, setColumns] = useState<ColumnName[]>(DEFAULT_VIEW_COLUMNS);
+  const [groupBy, setGroupBy] = useState<GroupName | null>(null);
+  const [active, setActive] = useState(0);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const session = useSession();
+  const input = useRef<HTMLInputElement>(null);
+
+  // Opening a view takes its query and layout.
+  useEffect(() => {
+    if (!view) return;
+    setText(view.query);
+    setColumns(view.columns);
+    setGroupBy(view.groupBy);
+  }, [view]);
+
+  const query = useDebounced(text.trim(), 150);
+  const [shownFor, setShownFor] = useState(query);
+  if (shownFor !== query) {
+    // A new query starts at its first result.
+    setShownFor(query);
+    setActive(0);
+  }
+  const parsed = useMemo(() => {
+    try {
+      return parseQuery(query);
+    } catch {
+      return null;
+    }
+  }, [query]);
+  const results = useSearch(query, 50, parsed !== null);
+  const items = useMemo(() => results.data?.pages.flatMap((p) => p.items) ?? [], [results.data]);
+  const total = results.data?.pages[0]?.total ?? 0;
+  const problem = problemOf(query, parsed ? results.error : null);
+
+  useEffect(() => {
+    if (viewId) return;
+    const qs = query ? `?q=${encodeURIComponent(query)}` : '';
+    if (window.location.search !== qs) navigate(`/search${qs}`, { replace: true });
+  }, [query, viewId, navigate]);
+
+  /** Applies one change to tickets of any projects: one all-or-nothing bulk write per project. */
+  const apply = async (tickets: SearchItem[], updates: TicketPatch) => {
+    const byProject = new Map<string, string[]>();
+    for (const t of tickets) byProject.set(t.projectId, [...(byProject.get(t.projectId) ?? []), t.id]);
+    try {
+      for (const [projectId, ids] of byProject) await bulkUpdateTickets(projectId, ids, updates);
+      toast.show(`${tickets.length} ${tickets.length === 1 ? 'ticket' : 'tickets'} updated`, 'success');
+    } catch (err) {
+      toast.error(errorText(err));
+    }
+    await qc.invalidateQueries({ queryKey: ['search'] });
+    for (const projectId of byProject.keys()) await qc.invalidateQueries({ queryKey: qk.tickets(projectId) });
+  };
+  const chosen = items.filter((t) => selected.has(t.id));
+
+  const open = (i: number) => {
+    const t = items[i];
+    if (t) navigate(`/projects/${t.projectKey}/${t.key}`);
+  };
+
+  return (
+    <div className="flex h-full flex-col gap-3 overflow-y-auto p-4">
+      <div className="flex items-center gap-2">
+        <h1 className="text-[18px] font-semibold">{view ? view.name : 'Search'}</h1>
+        {view?.shared && (
+          <span className="rounded bg-accent-soft px-1.5 text-[11px]">Shared in {view.projectKey}</span>
+        )}
+      </div>
+      <div className="flex flex-wrap items-center gap-2">
+        <Input
+          ref={input}
+          autoFocus
+          aria-label="Search query"
+          data-testid="search-input"
+          placeholder='Search: words, "a phrase", assignee:me is:open priority>=high sort:due …'
+          className="min-w-[20rem] flex-1 font-mono"
+          value={text}
+          role="combobox"
+          aria-expanded="true"
+          aria-controls="search-results"
+          aria-activedescendant={items[active] ? `search-row-${active}` : undefined}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'ArrowDown') {
+              e.preventDefault();
+              setActive((a) => Math.min(items.length - 1, a + 1));
+            } else if (e.key === 'ArrowUp') {
+              e.preventDefault();
+              setActive((a) => Math.max(0, a - 1));
+            } else if (e.key === 'Enter') {
+              e.preventDefault();
+              open(active);
+            }
+          }}
+        />
+        <Popover
+          label="Columns"
+          align="right"
+          panelClass="w-48 p-2"
+          className="h-8 rounded-md border border-line px-3 text-[13px] hover:bg-hover"
+          button="Columns"
+        >
+          {() => (
+            <fieldset className="flex flex-col gap-1">
+              <legend className="sr-only">Columns</legend>
+              {VIEW_COLUMNS.map((c) => (
+                <label key={c} className="flex items-center gap-2 text-[13px]">
+                  <input
+                    type="checkbox"
+                    checked={columns.includes(c)}
+                    disabled={columns.length === 1 && columns.includes(c)}
+                    onChange={(e) =>
+                      setColumns((cs) =>
+                        e.target.checked
+                          ? VIEW_COLUMNS.filter((x) => x === c || cs.includes(x))
+                          : cs.filter((x) => x !== c),
+                      )
+                    }
+                  />
+                  {COLUMN_TITLES[c]}
+                </label>
+              ))}
+            </fieldset>
+          )}
+        </Popover>
+        <Select
+          aria-label="Group by"
+          value={groupBy ?? ''}
+          onChange={(e) => setGroupBy((e.target.value || null) as GroupName | null)}
+          className="w-40"
+        >
+          <option value="">No grouping</option>
+          {VIEW_GROUPS.map((g) => (
+            <option key={g} value={g}>
+              Group by {GROUP_TITLES[g].toLowerCase()}
+            </option>
+          ))}
+        </Select>
+        {view?.canEdit ? (
+          <>
+            <Button
+              onClick={async () => {
+                try {
+                  await updateView(view.id, { query: text.trim(), columns, groupBy });
+                  await qc.invalidateQueries({ queryKey: qk.views });
+                  toast.show('View saved', 'success');
+                } catch (err) {
+                  toast.error(errorText(err));
+                }
+              }}
+            >
+              Update view
+            </Button>
+            <Button
+              onClick={async () => {
+                await deleteView(view.id);
+                await qc.invalidateQueries({ queryKey: qk.views });
+                navigate('/search');
+              }}
+            >
+              Delete view
+            </Button>
+          </>
+        ) : (
+          <SaveView
+            query={text.trim()}
+            columns={columns}
+            groupBy={groupBy}
+            onSaved={async (v) => {
+              await qc.invalidateQueries({ queryKey: qk.views });
+              navigate(`/search?view=${v.id}`);
+            }}
+          />
+        )}
+      </div>
+      <div className="min-h-5 text-[12px]" aria-live="polite">
+        {problem ? (
+          <span className="text-danger" data-testid="search-problem">
+            {problem}
+          </span>
+        ) : (
+          <span className="text-faint" data-testid="search-total">
+            {results.isPending ? 'Searching…' : `${total} ${total === 1 ? 'ticket' : 'tickets'}`}
+          </span>
+        )}
+      </div>
+      {chosen.length > 0 && (
+        <div
+          className="flex flex-wrap items-center gap-2 rounded-md border border-line bg-subtle px-3 py-2"
+          data-testid="bulk-bar"
+        >
+          <span className="text-[13px] font-medium">{chosen.length} selected</span>
+          <Select
+            aria-label="Set priority of the selected"
+            value=""
+            className="w-40"
+            onChange={(e) =>
+              e.target.value && apply(chosen, { priority: e.target.value as SearchItem['priority'] })
+            }
+          >
+            <option value="">Set priority…</option>
+            {PRIORITIES.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </Select>
+          <Button onClick={() => session.data?.user && apply(chosen, { assigneeId: session.data.user.id })}>
+            Assign to me
+          </Button>
+          <Button onClick={() => apply(chosen, { assigneeId: null })}>Unassign</Button>
+          <Button onClick={() => setSelected(new Set())}>Clear selection</Button>
+        </div>
+      )}
+      {items.length > 0 && (
+        <div id="search-results">
+          <ResultsTable
+            items={items}
+            columns={columns}
+            groupBy={groupBy}
+            sort={parsed?.sort[0]}
+            active={active}
+            onHover={setActive}
+            selected={selected}
+            onSelect={(ids, on) =>
+              setSelected((cur) => {
+                const next = new Set(cur);
+                for (const id of ids) on ? next.add(id) : next.delete(id);
+                return next;
+              })
+            }
+            onPriority={(t, priority) => apply([t], { priority })}
+            onSort={(field) => {
+              setText(withSort(text, field, parsed?.sort[0]));
+              input.current?.focus();
+            }}
+          />
+        </div>
+      )}
+      {results.hasNextPage && (
+        <div>
+          <Button onClick={() => results.fetchNextPage()} disabled={results.isFetchingNextPage}>
+            {results.isFetchingNextPage ? 'Loading…' : `Load more (${items.length} of ${total})`}
+          </Button>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,414 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../src/domain/ids.js';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { addMember, columnsOf, makeProject, makeTicket, type ProjectOut } from './helpers/board.js';
+import { type Client, signUp, unique } from './helpers/factories.js';
+
+let t: TestApp;
+let owner: Client;
+let member: Client;
+let outsider: Client;
+let web: ProjectOut;
+let api: ProjectOut;
+let sec: ProjectOut;
+const tk: Record<string, { id: string; key: string }> = {};
+let ownerName: string;
+let memberName: string;
+
+const db = () => t.app.services.db.kysely;
+const enc = encodeURIComponent;
+
+async function search(c: Client, q: string, extra = '') {
+  const res = await c.get(`/api/search?q=${enc(q)}${extra}`);
+  expect(res.statusCode, `${q}: ${res.body}`).toBe(200);
+  return res.json() as {
+    items: { key: string; projectKey: string; title: string }[];
+    total: number;
+    nextCursor: string | null;
+  };
+}
+/** The keys a query finds for the owner (who sees WEB and API), sorted. */
+async function keys(q: string, c: Client = owner) {
+  const r = await search(c, `${q}`, '&limit=100');
+  expect(r.total).toBe(r.items.length);
+  return r.items.map((i) => i.key).sort();
+}
+const K = (...names: string[]) => names.map((n) => tk[n].key).sort();
+
+async function setTimes(name: string, created: string, updated: string) {
+  await db()
+    .updateTable('tickets')
+    .set({ created_at: created, updated_at: updated })
+    .where('id', '=', tk[name].id)
+    .execute();
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  await signUp(t.app); // the first account is a system administrator
+  ownerName = unique('olga');
+  memberName = unique('max');
+  owner = await signUp(t.app, { username: ownerName, name: 'Olga' });
+  member = await signUp(t.app, { username: memberName, name: 'Max' });
+  outsider = await signUp(t.app);
+  web = await makeProject(owner, { name: 'Web', key: unique('W').slice(0, 8).toUpperCase() });
+  api = await makeProject(owner, { name: 'Api', key: unique('A').slice(0, 8).toUpperCase() });
+  sec = await makeProject(outsider, { name: 'Secret', key: unique('S').slice(0, 8).toUpperCase() });
+  await addMember(owner, web.id, member);
+  const [todo, doing, done] = await columnsOf(owner, web.id);
+  const bug = (await owner.post(`/api/projects/${web.id}/labels`, { name: 'Needs Review' })).json();
+  const ui = (await owner.post(`/api/projects/${web.id}/labels`, { name: 'ui' })).json();
+  const sprint = (await owner.post(`/api/projects/${web.id}/sprints`, { name: 'Sprint Alpha' })).json();
+  const planned = (await owner.post(`/api/projects/${web.id}/sprints`, { name: 'Sprint Beta' })).json();
+  expect((await owner.post(`/api/projects/${web.id}/sprints/${sprint.id}/start`, {})).statusCode).toBe(200);
+
+  tk.login = await makeTicket(owner, web.id, {
+    title: 'Login page crashes on submit',
+    description: 'The café form throws when the password is empty',
+    type: 'Bug',
+    priority: 'Critical',
+    assigneeId: owner.userId,
+    labelIds: [bug.id],
+    sprintId: sprint.id,
+    storyPoints: 5,
+    dueDate: '2026-03-10',
+    columnId: doing.id,
+  });
+  tk.signup = await makeTicket(member, web.id, {
+    title: 'Signup flow redesign',
+    description: 'Crash course in onboarding',
+    type: 'Story',
+    priority: 'Medium',
+    assigneeId: member.userId,
+    labelIds: [ui.id],
+    sprintId: planned.id,
+    storyPoints: 2,
+    watcherIds: [owner.userId],
+    columnId: todo.id,
+  });
+  tk.done = await makeTicket(owner, web.id, {
+    title: 'Ship the logo',
+    type: 'Task',
+    priority: 'Low',
+    columnId: done.id,
+    parentId: tk.login.id,
+  });
+  tk.apiBug = await makeTicket(owner, api.id, {
+    title: 'Rate limiter off by one',
+    type: 'Bug',
+    priority: 'High',
+  });
+  tk.apiDocs = await makeTicket(owner, api.id, {
+    title: 'Document the endpoints',
+    type: 'Task',
+    priority: 'Lowest',
+    dueDate: '2026-01-05',
+  });
+  tk.secret = await makeTicket(outsider, sec.id, { title: 'Secret login crash plans', type: 'Bug' });
+  // A comment is searchable; a link and an attachment for has:.
+  await owner.post(`/api/projects/${api.id}/tickets/${tk.apiDocs.id}/comments`, {
+    content: 'Remember the zebra endpoint',
+  });
+  await owner.post(`/api/projects/${web.id}/tickets/${tk.login.id}/links`, {
+    targetTicketId: tk.signup.id,
+    linkType: 'blocks',
+  });
+  await db()
+    .insertInto('attachments')
+    .values({
+      id: newId(),
+      ticket_id: tk.apiBug.id,
+      uploader_id: owner.userId,
+      filename: 'trace.txt',
+      mime_type: 'text/plain',
+      size: 3,
+      stored_name: 'x.txt',
+      created_at: new Date().toISOString(),
+    })
+    .execute();
+  await setTimes('login', '2026-01-10T10:00:00.000Z', '2026-02-01T10:00:00.000Z');
+  await setTimes('signup', '2026-01-11T10:00:00.000Z', '2026-02-03T10:00:00.000Z');
+  await setTimes('done', '2026-01-12T10:00:00.000Z', '2026-02-02T10:00:00.000Z');
+  await setTimes('apiBug', '2026-01-13T23:59:59.999Z', new Date().toISOString());
+  await setTimes('apiDocs', '2026-01-14T00:00:00.000Z', '2026-01-20T10:00:00.000Z');
+}, 60_000);
+afterAll(async () => t?.close());
+
+describe('GET /api/search: free text', () => {
+  it('matches title, description and comments, case and accents ignored, the last word as a prefix', async () => {
+    expect(await keys('LOGIN')).toEqual(K('login'));
+    expect(await keys('cafe')).toEqual(K('login'));
+    expect(await keys('CAFÉ')).toEqual(K('login'));
+    expect(await keys('zebra')).toEqual(K('apiDocs'));
+    expect(await keys('crash')).toEqual(K('login', 'signup'));
+    expect(await keys('endp')).toEqual(K('apiDocs'));
+    expect(await keys('log')).toEqual(K('login', 'done'));
+    // Only the last word is a prefix.
+    expect(await keys('log page')).toEqual([]);
+    expect(await keys('page log')).toEqual(K('login'));
+  });
+  it('words in any order; a phrase keeps them in order', async () => {
+    expect(await keys('submit login')).toEqual(K('login'));
+    expect(await keys('"page crashes"')).toEqual(K('login'));
+    expect(await keys('"crashes page"')).toEqual([]);
+  });
+  it('a ticket key puts that ticket first', async () => {
+    const r = await search(owner, `${tk.apiDocs.key}`);
+    expect(r.items[0].key).toBe(tk.apiDocs.key);
+    const mixed = await search(owner, `${tk.done.key} OR login`);
+    expect(mixed.items.map((i) => i.key)).toEqual([tk.done.key, tk.login.key]);
+  });
+  it('relevance: a title hit ranks above a description hit', async () => {
+    const r = await search(owner, 'crash');
+    expect(r.items.map((i) => i.key)).toEqual([tk.login.key, tk.signup.key]);
+  });
+  it('the index follows edits, comments and deletes inside their transactions', async () => {
+    const extra = await makeTicket(owner, api.id, { title: 'Quokka migration' });
+    expect(await keys('quokka')).toEqual([extra.key]);
+    await owner.patch(`/api/projects/${api.id}/tickets/${extra.id}`, { title: 'Wombat migration' });
+    expect(await keys('quokka')).toEqual([]);
+    expect(await keys('wombat')).toEqual([extra.key]);
+    const c = (
+      await owner.post(`/api/projects/${api.id}/tickets/${extra.id}/comments`, {
+        content: 'platypus sighting',
+      })
+    ).json();
+    expect(await keys('platypus')).toEqual([extra.key]);
+    await owner.patch(`/api/projects/${api.id}/tickets/${extra.id}/comments/${c.id}`, { content: 'echidna' });
+    expect(await keys('platypus')).toEqual([]);
+    expect(await keys('echidna')).toEqual([extra.key]);
+    await owner.del(`/api/projects/${api.id}/tickets/${extra.id}/comments/${c.id}`);
+    expect(await keys('echidna')).toEqual([]);
+    expect((await owner.del(`/api/projects/${api.id}/tickets/${extra.id}`)).statusCode).toBe(200);
+    expect(await keys('wombat')).toEqual([]);
+  });
+});
+
+describe('GET /api/search: fields', () => {
+  it('project:', async () => {
+    expect(await keys(`project:${api.key}`)).toEqual(K('apiBug', 'apiDocs'));
+    expect(await keys(`project:${api.key.toLowerCase()},${web.key}`)).toHaveLength(5);
+  });
+  it('assignee: and reporter:', async () => {
+    expect(await keys('assignee:me')).toEqual(K('login'));
+    expect(await keys('assignee:me', member)).toEqual(K('signup'));
+    expect(await keys(`assignee:${memberName.toUpperCase()}`)).toEqual(K('signup'));
+    expect(await keys(`assignee:none project:${web.key}`)).toEqual(K('done'));
+    expect(await keys(`-assignee:none`)).toEqual(K('login', 'signup'));
+    expect(await keys(`reporter:${memberName}`)).toEqual(K('signup'));
+    expect(await keys('reporter:me -project:' + api.key)).toEqual(K('login', 'done'));
+  });
+  it('type: and priority:', async () => {
+    expect(await keys('type:bug')).toEqual(K('login', 'apiBug'));
+    expect(await keys('type:story,task')).toEqual(K('signup', 'done', 'apiDocs'));
+    expect(await keys('priority:high')).toEqual(K('apiBug'));
+    expect(await keys('priority>=high')).toEqual(K('login', 'apiBug'));
+    expect(await keys('priority>high')).toEqual(K('login'));
+    expect(await keys('priority<low')).toEqual(K('apiDocs'));
+    expect(await keys('priority<=low')).toEqual(K('done', 'apiDocs'));
+  });
+  it('status:, is:open, is:done', async () => {
+    expect(await keys('status:"in progress"')).toEqual(K('login'));
+    expect(await keys('status:Done')).toEqual(K('done'));
+    expect(await keys(`is:done`)).toEqual(K('done'));
+    expect(await keys(`is:open project:${web.key}`)).toEqual(K('login', 'signup'));
+    // Chosen done columns replace the last column.
+    const [todo] = await columnsOf(owner, web.id);
+    await owner.patch(`/api/projects/${web.id}/sprints/settings`, { doneColumnIds: [todo.id] });
+    expect(await keys(`is:done project:${web.key}`)).toEqual(K('signup'));
+    await owner.patch(`/api/projects/${web.id}/sprints/settings`, { doneColumnIds: [] });
+    expect(await keys(`is:done project:${web.key}`)).toEqual(K('done'));
+  });
+  it('is:unassigned and is:watching', async () => {
+    expect(await keys('is:unassigned')).toEqual(K('done', 'apiBug', 'apiDocs'));
+    // Creators watch their tickets: the member watches only the one they created.
+    expect(await keys('is:watching', member)).toEqual(K('signup'));
+    expect(await keys('is:watching')).toContain(tk.signup.key);
+    expect(await keys('-is:watching', member)).toEqual(K('login', 'done'));
+  });
+  it('label:', async () => {
+    expect(await keys('label:"needs review"')).toEqual(K('login'));
+    expect(await keys('label:ui,"Needs Review"')).toEqual(K('login', 'signup'));
+    expect(await keys(`-label:ui project:${web.key}`)).toEqual(K('login', 'done'));
+  });
+  it('sprint:', async () => {
+    expect(await keys('sprint:active')).toEqual(K('login'));
+    expect(await keys('sprint:"sprint beta"')).toEqual(K('signup'));
+    expect(await keys(`sprint:none project:${web.key}`)).toEqual(K('done'));
+    expect(await keys('sprint:active,"Sprint Beta"')).toEqual(K('login', 'signup'));
+  });
+  it('points:', async () => {
+    expect(await keys('points>=3')).toEqual(K('login'));
+    expect(await keys('points<3')).toEqual(K('signup'));
+    expect(await keys('points:2')).toEqual(K('signup'));
+    expect(await keys(`points:none project:${web.key}`)).toEqual(K('done'));
+    expect(await keys(`-points>=3 project:${web.key}`)).toEqual(K('signup', 'done'));
+  });
+  it('created:, updated:, due: with days, relative days and none', async () => {
+    expect(await keys('created>2026-01-13')).toEqual(K('apiDocs'));
+    expect(await keys('created>=2026-01-13')).toEqual(K('apiBug', 'apiDocs'));
+    expect(await keys('created:2026-01-13')).toEqual(K('apiBug'));
+    expect(await keys('created<2026-01-11')).toEqual(K('login'));
+    expect(await keys('created<=2026-01-11')).toEqual(K('login', 'signup'));
+    expect(await keys('updated<-30d')).toEqual(K('login', 'signup', 'done', 'apiDocs'));
+    expect(await keys('updated>-1d')).toEqual(K('apiBug'));
+    expect(await keys('due<2026-02-01')).toEqual(K('apiDocs'));
+    expect(await keys('due>=2026-03-10')).toEqual(K('login'));
+    expect(await keys('due<+7d')).toEqual(K('login', 'apiDocs'));
+    expect(await keys('due:none')).toEqual(K('signup', 'done', 'apiBug'));
+    expect(await keys('-due<2026-02-01')).toEqual(K('login', 'signup', 'done', 'apiBug'));
+  });
+  it('parent:, has:attachment, has:link, has:comment', async () => {
+    expect(await keys(`parent:${tk.login.key}`)).toEqual(K('done'));
+    expect(await keys('has:attachment')).toEqual(K('apiBug'));
+    expect(await keys('has:link')).toEqual(K('login', 'signup'));
+    expect(await keys('has:comment')).toEqual(K('apiDocs'));
+    expect(await keys('has:description')).toEqual(K('login', 'signup'));
+  });
+  it('OR, parentheses and negation', async () => {
+    expect(await keys('type:bug OR priority:lowest')).toEqual(K('login', 'apiBug', 'apiDocs'));
+    expect(await keys(`(type:bug OR type:task) -project:${api.key}`)).toEqual(K('login', 'done'));
+    expect(await keys('-crash type:bug')).toEqual(K('apiBug'));
+    expect(await keys('zebra OR "rate limiter"')).toEqual(K('apiBug', 'apiDocs'));
+  });
+});
+
+describe('GET /api/search: sorting, paging, totals', () => {
+  it('defaults to updated descending without words', async () => {
+    const r = await search(owner, '');
+    expect(r.items.map((i) => i.key)).toEqual(
+      [tk.apiBug, tk.signup, tk.done, tk.login, tk.apiDocs].map((x) => x.key),
+    );
+    expect(r.items[0]).toMatchObject({ projectKey: api.key, key: tk.apiBug.key });
+  });
+  it('sort: every field, both directions', async () => {
+    const order = async (q: string) => (await search(owner, q)).items.map((i) => i.key);
+    expect(await order('sort:priority')).toEqual(
+      K('login').concat(K('apiBug'), K('signup'), K('done'), K('apiDocs')),
+    );
+    expect(await order('sort:created-asc')).toEqual(
+      [tk.login, tk.signup, tk.done, tk.apiBug, tk.apiDocs].map((x) => x.key),
+    );
+    expect(await order('sort:created')).toEqual(
+      [tk.apiDocs, tk.apiBug, tk.done, tk.signup, tk.login].map((x) => x.key),
+    );
+    expect((await order('sort:due')).slice(0, 2)).toEqual([tk.apiDocs.key, tk.login.key]);
+    expect((await order('sort:due-desc')).slice(0, 2)).toEqual([tk.login.key, tk.apiDocs.key]);
+    expect((await order('sort:points')).slice(0, 2)).toEqual([tk.login.key, tk.signup.key]);
+    expect((await order('sort:points-asc')).slice(0, 2)).toEqual([tk.signup.key, tk.login.key]);
+    expect(await order(`sort:key project:${web.key}`)).toEqual(
+      [tk.login, tk.signup, tk.done].map((x) => x.key),
+    );
+    expect(await order(`sort:key-desc project:${web.key}`)).toEqual(
+      [tk.done, tk.signup, tk.login].map((x) => x.key),
+    );
+    expect((await order('sort:updated-asc'))[0]).toBe(tk.apiDocs.key);
+  });
+  for (const q of [
+    '',
+    'sort:priority',
+    'sort:due',
+    'sort:key-desc',
+    'crash OR logo OR endpoints OR limiter',
+    'sort:points-asc',
+  ]) {
+    it(`cursors never skip or repeat a ticket (${q || 'no query'})`, async () => {
+      const all = await search(owner, q, '&limit=100');
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Awaited<ReturnType<typeof search>> = await search(
+          owner,
+          q,
+          `&limit=2${cursor ? `&cursor=${enc(cursor)}` : ''}`,
+        );
+        expect(page.total).toBe(all.total);
+        expect(page.items.length).toBeLessThanOrEqual(2);
+        seen.push(...page.items.map((i) => i.key));
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(seen).toEqual(all.items.map((i) => i.key));
+    });
+  }
+  it('a bad cursor or limit is a 400', async () => {
+    expect((await owner.get('/api/search?q=&cursor=nonsense')).statusCode).toBe(400);
+    const first = await search(owner, '', '&limit=1');
+    const res = await owner.get(`/api/search?q=sort:priority&cursor=${enc(first.nextCursor ?? '')}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().details[0].path).toBe('cursor');
+    expect((await owner.get('/api/search?limit=101')).statusCode).toBe(400);
+    expect((await owner.get('/api/search?limit=0')).statusCode).toBe(400);
+  });
+});
+
+describe('GET /api/search: errors and visibility', () => {
+  const bad = async (q: string) => {
+    const res = await owner.get(`/api/search?q=${enc(q)}`);
+    expect(res.statusCode, res.body).toBe(400);
+    return res.json() as {
+      error: string;
+      details: { path: string; message: string; term: string; position: number }[];
+    };
+  };
+  it('a malformed query names the term and its position; unknown fields list the known ones', async () => {
+    expect(await bad('crash colour:red')).toMatchObject({
+      error: 'Validation failed',
+      details: [
+        {
+          path: 'q',
+          term: 'colour:red',
+          position: 7,
+          message: expect.stringMatching(/known fields: project/),
+        },
+      ],
+    });
+    expect((await bad('(crash')).details[0]).toMatchObject({ term: '(', position: 1 });
+  });
+  it('unknown users, labels, projects, sprints, columns and tickets are 400s saying so', async () => {
+    expect((await bad('assignee:nobody_here')).details[0].message).toMatch(/Unknown user 'nobody_here'/);
+    expect((await bad('label:nolabel')).details[0].message).toMatch(/Unknown label/);
+    expect((await bad('project:NOPE')).details[0].message).toMatch(/Unknown project 'NOPE'/);
+    expect((await bad('sprint:"Sprint Zeta"')).details[0].message).toMatch(/Unknown sprint/);
+    expect((await bad('status:Limbo')).details[0].message).toMatch(/Unknown column/);
+    expect((await bad('parent:NOPE-1')).details[0].message).toMatch(/Unknown ticket/);
+  });
+  it('non-members never see a ticket, a count or a name of a project they are not in', async () => {
+    expect(await keys('secret')).toEqual([]);
+    expect((await search(owner, '')).total).toBe(5);
+    expect((await search(member, '')).total).toBe(3);
+    const res = await member.get(`/api/search?q=${enc(`project:${api.key}`)}`);
+    expect(res.json().details[0].message).toMatch(/Unknown project/);
+    expect((await owner.get(`/api/search?q=${enc(`parent:${tk.secret.key}`)}`)).statusCode).toBe(400);
+    // A key of an invisible ticket is only a word.
+    expect((await search(owner, tk.secret.key)).total).toBe(0);
+    expect(await keys('secret', outsider)).toEqual([tk.secret.key]);
+    expect((await t.app.inject({ method: 'GET', url: '/api/search?q=x' })).statusCode).toBe(401);
+  });
+});
+
+describe('GET /api/projects/:projectId/tickets?query=', () => {
+  it('applies the query within the project, with the other filters still working', async () => {
+    const list = async (qs: string) => {
+      const res = await owner.get(`/api/projects/${web.id}/tickets?${qs}`);
+      expect(res.statusCode, res.body).toBe(200);
+      return (res.json() as { key: string }[]).map((i) => i.key).sort();
+    };
+    expect(await list(`query=${enc('crash')}`)).toEqual(K('login', 'signup'));
+    expect(await list(`query=${enc('type:bug')}`)).toEqual(K('login'));
+    expect(await list(`query=${enc('crash')}&type=Story`)).toEqual(K('signup'));
+    expect(await list(`query=${enc('login')}&q=page`)).toEqual(K('login'));
+    expect(await list(`query=${enc(`project:${web.key}`)}`)).toEqual(K('login', 'signup', 'done'));
+    // Another project is outside this list's scope.
+    expect(
+      (await owner.get(`/api/projects/${web.id}/tickets?query=${enc(`project:${api.key}`)}`)).statusCode,
+    ).toBe(400);
+    // `me` is the caller, even with the list cached for another user.
+    const mine = await member.get(`/api/projects/${web.id}/tickets?query=assignee:me`);
+    expect(mine.json().map((i: { key: string }) => i.key)).toEqual(K('signup'));
+    expect(await list('query=assignee:me')).toEqual(K('login'));
+    const res = await owner.get(`/api/projects/${web.id}/tickets?query=${enc('colour:red')}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().details[0]).toMatchObject({ path: 'query', term: 'colour:red' });
+    expect((await outsider.get(`/api/projects/${web.id}/tickets?query=crash`)).statusCode).toBe(404);
+  });
+});
