@@ -15,7 +15,8 @@ export const SERVER_INFO = { name: 'docket', version: '1.0.0' };
 const INSTRUCTIONS =
   'Docket issue tracker. Tickets are named by key (PROJ-12); columns, sprints, labels and people by name ' +
   '(case-insensitive, partial names accepted when unique). Types: epic, story, task, bug, subtask. ' +
-  'Priorities: lowest, low, medium, high, highest, critical. Column positions start at 1.';
+  'Priorities: lowest, low, medium, high, highest, critical. Column positions start at 1. Dates are YYYY-MM-DD. ' +
+  'Long lists are paged: pass the nextCursor of a result back as cursor, with the same arguments.';
 
 const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
 

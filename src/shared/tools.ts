@@ -31,14 +31,15 @@ export const TOOL_LIMITS = {
   users: { default: 50, max: 200 },
 } as const;
 
-/** A calendar day `YYYY-MM-DD` that exists (2026-02-30 does not). */
+/**
+ * A calendar day `YYYY-MM-DD` that exists (2026-02-30 does not). The form is said once, in the tool
+ * server's instructions, rather than in every date parameter of the catalogue.
+ */
 export const toolDate = z
   .string()
-  .refine(isCalendarDate, 'must be a real calendar date in the form YYYY-MM-DD')
-  .describe('YYYY-MM-DD');
+  .refine(isCalendarDate, 'must be a real calendar date in the form YYYY-MM-DD');
 /** The same, or null to clear (one JSON Schema type list rather than an anyOf). */
 export const toolDateOrNull = z
   .string()
   .refine(isCalendarDate, 'must be a real calendar date in the form YYYY-MM-DD')
-  .nullable()
-  .describe('YYYY-MM-DD');
+  .nullable();

@@ -70,7 +70,7 @@ describe('the shipped tool server', () => {
     }
   }, 180_000);
 
-  it('node bin/docket-mcp.js serves the 44 tools and acts as the key’s owner', async () => {
+  it('node bin/docket-mcp.js serves the 45 tools and acts as the key’s owner', async () => {
     const user = await ApiClient.signUp(server.baseUrl, unique('mcpbin'), 'Bin User');
     const { apiKey } = await user.req<{ apiKey: string }>('POST', '/api/me/mcp-key');
     const key = unique('B')
@@ -88,7 +88,7 @@ describe('the shipped tool server', () => {
       }),
     );
     try {
-      expect((await stdio.listTools()).tools).toHaveLength(44);
+      expect((await stdio.listTools()).tools).toHaveLength(45);
       const p = await text(stdio, 'create_project', { name: 'From the bin', projectKey: key });
       expect(p).toMatchObject({ isError: false, text: `Created project ${key}: From the bin` });
       const t = await text(stdio, 'create_ticket', {

@@ -9,7 +9,8 @@ import { ToolError } from '../client.js';
  * two calls can shift the pages by one; the `total` of each page says so.
  */
 
-export const cursorParam = z.string().optional().describe('nextCursor of the last page');
+/** Said once in the server's instructions (pass a result's nextCursor back), not in every tool's schema. */
+export const cursorParam = z.string().optional();
 
 export const pageShape = {
   total: z.number(),

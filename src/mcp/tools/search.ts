@@ -1,15 +1,13 @@
 import { z } from 'zod';
 import type { SearchOut } from '../../shared/search.js';
 import { defineTool, lower, READ } from './common.js';
+import { cursorParam } from './paging.js';
 
 const searchItemOut = z.object({
   key: z.string(),
-  projectKey: z.string(),
   title: z.string(),
-  type: z.string(),
   priority: z.string(),
   assignee: z.string().nullable(),
-  storyPoints: z.number().nullable(),
   dueDate: z.string().nullable(),
   updatedAt: z.string(),
 });
@@ -18,15 +16,11 @@ const searchItemOut = z.object({
 export const searchTools = [
   defineTool({
     name: 'search_tickets',
-    description:
-      'Search tickets in all my projects (query language of docs/search.md), with a total and a cursor.',
+    description: 'Search all my projects (docs/search.md).',
     input: {
-      query: z
-        .string()
-        .max(1000)
-        .describe('e.g. login assignee:me is:open type:bug,story priority>=high sort:due'),
+      query: z.string().max(1000).describe('e.g. login assignee:me is:open priority>=high'),
       limit: z.number().int().min(1).max(100).default(20),
-      cursor: z.string().optional().describe('nextCursor of the previous page'),
+      cursor: cursorParam,
     },
     output: { tickets: z.array(searchItemOut), total: z.number(), nextCursor: z.string().nullable() },
     annotations: READ,
@@ -36,12 +30,9 @@ export const searchTools = [
       });
       const tickets = page.items.map((t) => ({
         key: t.key,
-        projectKey: t.projectKey,
         title: t.title,
-        type: lower(t.type) ?? 'task',
         priority: lower(t.priority) ?? 'medium',
         assignee: t.assignee?.name ?? null,
-        storyPoints: t.storyPoints,
         dueDate: t.dueDate,
         updatedAt: t.updatedAt,
       }));
@@ -50,7 +41,8 @@ export const searchTools = [
           ? 'No tickets.'
           : `${tickets.length} of ${page.total} tickets${page.nextCursor ? ` (more: cursor ${page.nextCursor})` : ''}:`;
       const lines = tickets.map(
-        (t) => `${t.key} ${t.title} [${t.type}, ${t.priority}]${t.assignee ? ` · ${t.assignee}` : ''}`,
+        (t) =>
+          `${t.key} ${t.title} [${t.priority}]${t.assignee ? ` · ${t.assignee}` : ''}${t.dueDate ? ` · due ${t.dueDate}` : ''}`,
       );
       return {
         text: [head, ...lines].join('\n'),
