@@ -1,4 +1,4 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   getNotificationSettings,
   listNotifications,
@@ -16,6 +16,7 @@ import {
   unsubscribeOut,
   unsubscribeQuery,
 } from '../../shared/notifications.js';
+import { acceptForms } from '../plugins/forms.js';
 
 const tags = ['Notifications'];
 
@@ -97,26 +98,32 @@ export const notificationsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.post(
-    '/api/notifications/unsubscribe',
-    {
-      schema: {
-        tags,
-        summary: 'One-click unsubscribe (RFC 8058): all e-mail off for the signed user',
-        querystring: unsubscribeQuery,
-        response: { 200: unsubscribeOut },
+  // The e-mail client's one-click POST (RFC 8058) and the page's own button are HTML forms
+  // (`List-Unsubscribe=One-Click`): forms are parsed in this scope only (plugins/forms.ts).
+  await app.register(async (scope) => {
+    acceptForms(scope);
+    const forms = scope.withTypeProvider<ZodTypeProvider>();
+    forms.post(
+      '/api/notifications/unsubscribe',
+      {
+        schema: {
+          tags,
+          summary: 'One-click unsubscribe (RFC 8058): all e-mail off for the signed user',
+          querystring: unsubscribeQuery,
+          response: { 200: unsubscribeOut },
+        },
+        config: { auth: 'public' },
       },
-      config: { auth: 'public' },
-    },
-    async (req, reply) => {
-      await unsubscribeByToken(req.ctx, req.query.token);
-      if (String(req.headers.accept ?? '').includes('text/html')) {
-        reply.header('Content-Security-Policy', PAGE_CSP).type('text/html; charset=utf-8');
-        return reply.send(
-          page('<h1>Unsubscribed</h1><p>You will get no more e-mail from this Docket.</p>') as never,
-        );
-      }
-      return { success: true as const, email: 'off' as const };
-    },
-  );
+      async (req, reply) => {
+        await unsubscribeByToken(req.ctx, req.query.token);
+        if (String(req.headers.accept ?? '').includes('text/html')) {
+          reply.header('Content-Security-Policy', PAGE_CSP).type('text/html; charset=utf-8');
+          return reply.send(
+            page('<h1>Unsubscribed</h1><p>You will get no more e-mail from this Docket.</p>') as never,
+          );
+        }
+        return { success: true as const, email: 'off' as const };
+      },
+    );
+  });
 };
