@@ -317,14 +317,6 @@ async function bench(dialect: 'sqlite' | 'postgres') {
     // And once the load has stopped for 10 s (V8 gives back heap it no longer needs when idle).
     await new Promise((r) => setTimeout(r, 10_000));
     const settled = rssMb(docket.child.pid as number);
-    if (process.env.DOCKET_DEBUG_MEMORY)
-      console.log(
-        docket
-          .output()
-          .split('\n')
-          .filter((l) => l.startsWith('MEM'))
-          .join('\n'),
-      );
     let dbSize = 0;
     if (dialect === 'sqlite') {
       for (const f of ['docket.db', 'docket.db-wal']) {
