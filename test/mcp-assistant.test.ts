@@ -420,6 +420,10 @@ describe.each<Transport>(['http', 'stdio'])('assistant rows over %s', (kind) => 
   });
 
   describe('catalogue', () => {
+    it('the tool list is fixed for the connection: listChanged is not offered', () => {
+      expect(c.getServerCapabilities()?.tools?.listChanged).not.toBe(true);
+    });
+
     it('tools/list is at most 30 KB as the client receives it', async () => {
       const listed = await c.listTools();
       expect(listed.tools).toHaveLength(45);

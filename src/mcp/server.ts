@@ -170,6 +170,8 @@ export function createMcpServer(client: DocketClient, opts: { toolset?: Toolset 
       ((args: Record<string, unknown>) => runTool(tool, args, client)) as never,
     );
   }
+  // The tool list is fixed for the connection: no `listChanged` (the SDK announces it by default).
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   // The SDK's listing and argument check, replaced: a compact catalogue, and argument errors in words
   // that also name unknown parameters (`column` given to update_ticket is not silently dropped).
   server.server.removeRequestHandler('tools/list');
