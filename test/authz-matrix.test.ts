@@ -69,6 +69,10 @@ const EXPECT: Record<string, Row> = {
   'GET /api/me/api-keys': SESSION_ONLY(200),
   'POST /api/me/api-keys': SESSION_ONLY(201),
   'DELETE /api/me/api-keys/:keyId': SESSION_ONLY(200), // a key of the same user
+  'GET /api/me/two-factor': SESSION_ONLY(200),
+  'POST /api/me/two-factor': SESSION_ONLY(200),
+  'POST /api/me/two-factor/enable': SESSION_ONLY(400), // a wrong code: past the gate, refused by the check
+  'DELETE /api/me/two-factor': SESSION_ONLY(400), // likewise (wrong password)
   'POST /api/me/avatar': SIGNED_IN(200),
   'DELETE /api/me/avatar': SIGNED_IN(200),
   'GET /api/users': SIGNED_IN(200),
@@ -254,6 +258,8 @@ const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?
     }),
     'PATCH /api/me': async () => ({ json: { name: 'Renamed' } }),
     'POST /api/me/api-keys': async () => ({ json: { name: 'ci', scope: 'read' } }),
+    'POST /api/me/two-factor/enable': async () => ({ json: { code: '000000' } }),
+    'DELETE /api/me/two-factor': async () => ({ json: { password: 'Wrong-password-42', code: '000000' } }),
     'DELETE /api/me/api-keys/:keyId': async (actor) => {
       const who = actor in users ? users[actor as 'member'] : users.spare;
       const key = await ok(await who.post('/api/me/api-keys', { name: 'doomed', scope: 'write' }), 201);

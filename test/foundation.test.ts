@@ -230,7 +230,14 @@ describe('migrations', () => {
     const [a, b] = await Promise.all([open(), open()]);
     try {
       const [ra, rb] = await Promise.all([migrateToLatest(a), migrateToLatest(b)]);
-      expect([...ra, ...rb].sort()).toEqual(['001_initial', '002_sprint_started_at']);
+      expect([...ra, ...rb].sort()).toEqual([
+        '001_initial',
+        '002_sprint_started_at',
+        '010_session_details',
+        '011_scoped_api_keys',
+        '012_audit_log',
+        '013_two_factor',
+      ]);
       expect(await migrateToLatest(a)).toEqual([]);
       const app = await buildApp(config, { db: a, logger: false });
       expect((await app.inject({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);

@@ -55,4 +55,9 @@ export const ERR = {
   readOnlyKey: 'Read-only API key',
   apiKeyNotFound: 'API key not found',
   sessionNotFound: 'Session not found',
+  twoFactorRequired: 'Two-factor code required',
+  invalidTwoFactorCode: 'Invalid two-factor code',
+  twoFactorAlreadyOn: 'Two-factor sign-in is already on',
+  twoFactorNotStarted: 'Start two-factor setup first',
+  twoFactorOff: 'Two-factor sign-in is off',
 } as const;

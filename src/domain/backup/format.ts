@@ -67,6 +67,11 @@ export const ROW_SCHEMAS = {
     must_change_password: flag,
     created_at: stamp,
     updated_at: stamp,
+    // Two-factor sign-in (migration 013): backups made before read as off.
+    two_factor_secret: text(200).nullable().default(null),
+    two_factor_enabled: flag.default(0),
+    two_factor_last_step: z.number().int().nonnegative().nullable().default(null),
+    two_factor_recovery: text(10_000).nullable().default(null),
   }),
   api_keys: z.strictObject({
     id,

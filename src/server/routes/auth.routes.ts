@@ -116,7 +116,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         config: { auth: 'public' },
       },
       async (req, reply) => {
-        const { user, session } = await login(req.ctx, req.body.username, req.body.password);
+        const { user, session } = await login(req.ctx, req.body.username, req.body.password, req.body.code);
         setSessionCookie(reply, config, session);
         return {
           user: {
