@@ -9,6 +9,7 @@ import { useToast } from '../components/toast';
 import { Avatar, Button, Dialog, ErrorState, Field, Input, Skeleton } from '../components/ui';
 import { ApiKeySection, DeleteAccountSection, EmailSection, PasswordSection } from './profile-access';
 import { ApiKeysSection, SessionsSection } from './profile-security';
+import { TwoFactorSection } from './profile-two-factor';
 import { PageHeader } from './projects';
 
 /** Keeps the shell's signed-in user in step with the profile. */
@@ -39,6 +40,7 @@ export function ProfilePage() {
             <AvatarSection me={me.data} />
             <EmailSection me={me.data} />
             <PasswordSection />
+            <TwoFactorSection />
             <SessionsSection />
             <ApiKeySection />
             <ApiKeysSection />
