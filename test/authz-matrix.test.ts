@@ -89,6 +89,8 @@ const EXPECT: Record<string, Row> = {
   'DELETE /api/admin/users/:userId': SYSTEM_ADMIN(200),
   'GET /api/admin/settings': SYSTEM_ADMIN(200),
   'GET /api/admin/audit': SYSTEM_ADMIN(200),
+  'GET /api/admin/security': SYSTEM_ADMIN(200),
+  'PATCH /api/admin/security': SYSTEM_ADMIN(200),
   'PATCH /api/admin/settings': SYSTEM_ADMIN(200),
   'POST /api/admin/database/export': SYSTEM_ADMIN(200),
   'POST /api/admin/database/import': SYSTEM_ADMIN(400), // wrong confirmPassword: past the gate
@@ -301,6 +303,7 @@ const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?
       return { params: { userId: doomed.userId }, json: { confirmPassword: PASSWORD } };
     },
     'PATCH /api/admin/settings': async () => ({ json: { maxAttachmentsPerTicket: 20 } }),
+    'PATCH /api/admin/security': async () => ({ json: { requireTwoFactor: false } }),
     'POST /api/admin/database/export': async () => ({ json: { confirmPassword: PASSWORD } }),
     'POST /api/admin/database/import': async () => ({
       multipart: multipartBody(

@@ -237,6 +237,7 @@ describe('migrations', () => {
         '011_scoped_api_keys',
         '012_audit_log',
         '013_two_factor',
+        '014_require_two_factor',
       ]);
       expect(await migrateToLatest(a)).toEqual([]);
       const app = await buildApp(config, { db: a, logger: false });

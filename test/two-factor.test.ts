@@ -135,3 +135,60 @@ describe('two-factor sign-in', () => {
     ]);
   });
 });
+
+describe('two-factor sign-in required by administrators', () => {
+  it('lets a user without it do nothing but turn it on; keys too; and lifts when it is on', async () => {
+    const s = await createTestApp();
+    try {
+      const admin = await signUp(s.app);
+      const u = await signUp(s.app);
+      const key = (await u.post('/api/me/api-keys', { name: 'k', scope: 'write' })).json().key;
+      expect((await u.get('/api/admin/security')).statusCode).toBe(403);
+      const early = await admin.patch('/api/admin/security', { requireTwoFactor: true });
+      expect(early.json()).toEqual({ error: 'Turn on two-factor sign-in for yourself first' });
+      const mine = (await admin.post('/api/me/two-factor')).json().secret;
+      const adminCode = TOTP.generate({
+        secret: Secret.fromBase32(mine),
+        algorithm: 'SHA1',
+        digits: 6,
+        period: 30,
+      });
+      expect((await admin.post('/api/me/two-factor/enable', { code: adminCode })).statusCode).toBe(200);
+      const on = await admin.patch('/api/admin/security', { requireTwoFactor: true });
+      expect(on.json()).toEqual({ requireTwoFactor: true });
+      expect((await admin.get('/api/admin/security')).json()).toEqual({ requireTwoFactor: true });
+
+      const refused = await u.get('/api/projects');
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toEqual({ error: 'Two-factor sign-in required: turn it on in your profile' });
+      const byKey = await s.app.inject({
+        method: 'GET',
+        url: '/api/projects',
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(byKey.statusCode).toBe(403);
+      expect((await u.get('/api/auth/session')).json().user.twoFactorSetupRequired).toBe(true);
+      expect((await u.get('/api/me')).statusCode).toBe(200);
+
+      const { secret } = (await u.post('/api/me/two-factor')).json();
+      const code = TOTP.generate({
+        secret: Secret.fromBase32(secret),
+        algorithm: 'SHA1',
+        digits: 6,
+        period: 30,
+      });
+      expect((await u.post('/api/me/two-factor/enable', { code })).statusCode).toBe(200);
+      expect((await u.get('/api/projects')).statusCode).toBe(200);
+      expect((await u.get('/api/auth/session')).json().user.twoFactorSetupRequired).toBe(false);
+      expect((await admin.get('/api/admin/users')).statusCode).toBe(200);
+      const audit = await s.app.services.db.kysely
+        .selectFrom('audit_log')
+        .select(['action', 'details'])
+        .where('action', '=', 'admin.settings_updated')
+        .execute();
+      expect(audit.map((a) => JSON.parse(a.details ?? '{}'))).toEqual([{ requireTwoFactor: true }]);
+    } finally {
+      await s.close();
+    }
+  });
+});

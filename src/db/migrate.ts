@@ -6,6 +6,7 @@ import * as m010 from './migrations/010_session_details.js';
 import * as m011 from './migrations/011_scoped_api_keys.js';
 import * as m012 from './migrations/012_audit_log.js';
 import * as m013 from './migrations/013_two_factor.js';
+import * as m014 from './migrations/014_require_two_factor.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '011_scoped_api_keys': m011,
   '012_audit_log': m012,
   '013_two_factor': m013,
+  '014_require_two_factor': m014,
 };
 
 const MIGRATION_LOCK = 727_070_001;

@@ -59,6 +59,8 @@ export interface SystemSettingsTable {
   allowed_video_types: string;
   allowed_document_types: string;
   updated_at: string;
+  /** 1: every user must turn on two-factor sign-in before using the API (migration 014). */
+  require_two_factor: number;
 }
 
 export interface ProjectsTable {

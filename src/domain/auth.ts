@@ -162,12 +162,18 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
               'sessions.id as session_id',
               'sessions.expires_at as session_expires',
               'sessions.last_used_at as session_used',
+              (eb) =>
+                eb
+                  .selectFrom('system_settings')
+                  .select('require_two_factor')
+                  .where('id', '=', 'system')
+                  .as('require_two_factor'),
             ])
             .where('sessions.token_hash', '=', arg(0)),
         [tokenHash],
       );
       if (!found) return null;
-      const { session_id, session_expires, session_used, ...user } = found;
+      const { session_id, session_expires, session_used, require_two_factor, ...user } = found;
       return {
         actor: {
           userId: user.id,
@@ -175,6 +181,7 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
           via: 'session',
           sessionId: session_id,
           mustChangePassword: user.must_change_password === 1,
+          twoFactorSetupRequired: require_two_factor === 1 && user.two_factor_enabled !== 1,
         },
         user,
         expires: session_expires,

@@ -190,6 +190,8 @@ export const sessionUserOut = z.object({
   avatar: z.string().nullable().optional(),
   isSystemAdmin: z.boolean(),
   mustChangePassword: z.boolean(),
+  /** Administrators require two-factor sign-in and this user has not turned it on (docs/security.md). */
+  twoFactorSetupRequired: z.boolean().optional(),
 });
 export type SessionUserOut = z.infer<typeof sessionUserOut>;
 export const signedInOut = z.object({ user: sessionUserOut, expires: z.string().nullable() });

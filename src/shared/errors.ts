@@ -60,4 +60,6 @@ export const ERR = {
   twoFactorAlreadyOn: 'Two-factor sign-in is already on',
   twoFactorNotStarted: 'Start two-factor setup first',
   twoFactorOff: 'Two-factor sign-in is off',
+  twoFactorSetupRequired: 'Two-factor sign-in required: turn it on in your profile',
+  twoFactorSelfFirst: 'Turn on two-factor sign-in for yourself first',
 } as const;

@@ -71,3 +71,7 @@ export const twoFactorDisableBody = z.strictObject({
   password: z.string().min(1).max(1000),
   code: z.string().trim().min(1).max(32),
 });
+
+/** GET/PATCH /api/admin/security. */
+export const securitySettingsOut = z.object({ requireTwoFactor: z.boolean() });
+export const securitySettingsBody = z.strictObject({ requireTwoFactor: z.boolean() });

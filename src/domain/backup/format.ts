@@ -94,6 +94,7 @@ export const ROW_SCHEMAS = {
     allowed_video_types: jsonStringList,
     allowed_document_types: jsonStringList,
     updated_at: stamp,
+    require_two_factor: flag.default(0),
   }),
   projects: z.strictObject({
     id,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { createScopedApiKey, listApiKeys, revokeScopedApiKey } from '../../domain/api-keys.js';
 import { listAudit } from '../../domain/audit.js';
 import { endOtherSessions, endSession, listSessions } from '../../domain/sessions.js';
+import { getSecuritySettings, updateSecuritySettings } from '../../domain/settings.js';
 import {
   disableTwoFactor,
   enableTwoFactor,
@@ -17,6 +18,8 @@ import {
   createApiKeyBody,
   createdApiKeyOut,
   endedSessionsOut,
+  securitySettingsBody,
+  securitySettingsOut,
   sessionItemOut,
   twoFactorDisableBody,
   twoFactorEnableBody,
@@ -142,7 +145,7 @@ export const securityRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/me/two-factor',
     {
       schema: { tags, summary: 'Whether two-factor sign-in is on', response: { 200: twoFactorStatusOut } },
-      config: { apiKey: false },
+      config: { apiKey: false, twoFactorSetup: true },
     },
     async (req) => twoFactorStatus(req.ctx),
   );
@@ -156,7 +159,7 @@ export const securityRoutes: FastifyPluginAsyncZod = async (app) => {
           'Start two-factor setup: a new TOTP secret and its otpauth:// URL (not in use until enabled)',
         response: { 200: twoFactorSetupOut },
       },
-      config: { apiKey: false },
+      config: { apiKey: false, twoFactorSetup: true },
     },
     async (req) => startTwoFactor(req.ctx),
   );
@@ -171,7 +174,7 @@ export const securityRoutes: FastifyPluginAsyncZod = async (app) => {
         body: twoFactorEnableBody,
         response: { 200: twoFactorEnableOut },
       },
-      config: { apiKey: false },
+      config: { apiKey: false, twoFactorSetup: true },
     },
     async (req) => enableTwoFactor(req.ctx, req.body.code),
   );
@@ -188,5 +191,32 @@ export const securityRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { apiKey: false },
     },
     async (req) => disableTwoFactor(req.ctx, req.body.password, req.body.code),
+  );
+
+  app.get(
+    '/api/admin/security',
+    {
+      schema: {
+        tags: ['Administration'],
+        summary: 'Security settings',
+        response: { 200: securitySettingsOut },
+      },
+      config: { auth: 'admin', apiKey: false },
+    },
+    async (req) => getSecuritySettings(req.ctx),
+  );
+
+  app.patch(
+    '/api/admin/security',
+    {
+      schema: {
+        tags: ['Administration'],
+        summary: 'Require two-factor sign-in of everyone (users without it can only turn it on)',
+        body: securitySettingsBody,
+        response: { 200: securitySettingsOut },
+      },
+      config: { auth: 'admin', apiKey: false },
+    },
+    async (req) => updateSecuritySettings(req.ctx, req.body),
   );
 };

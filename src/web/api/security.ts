@@ -71,3 +71,14 @@ export const enableTwoFactor = (code: string) =>
 
 export const disableTwoFactor = (password: string, code: string) =>
   api('/api/me/two-factor', { method: 'DELETE', body: { password, code } });
+
+export const securitySettingsKey = ['admin-security'] as const;
+
+export const useSecuritySettings = () =>
+  useQuery({
+    queryKey: securitySettingsKey,
+    queryFn: () => api<{ requireTwoFactor: boolean }>('/api/admin/security'),
+  });
+
+export const setRequireTwoFactor = (requireTwoFactor: boolean) =>
+  api<{ requireTwoFactor: boolean }>('/api/admin/security', { method: 'PATCH', body: { requireTwoFactor } });

@@ -14,7 +14,7 @@ import { useToast } from '../components/toast';
 import { Button, Field, Input, Skeleton } from '../components/ui';
 import { CopyBlock } from './profile-access';
 
-export function TwoFactorSection() {
+export function TwoFactorSection({ onEnabled }: { onEnabled?: () => void } = {}) {
   const qc = useQueryClient();
   const toast = useToast();
   const status = useMyTwoFactor();
@@ -50,6 +50,7 @@ export function TwoFactorSection() {
       setCode('');
       toast.show('Two-factor sign-in is on', 'success');
       await refresh();
+      onEnabled?.();
     });
   };
   const disable = (e: FormEvent) => {
