@@ -10,7 +10,7 @@ import { verifyPassword } from './passwords.js';
 import { arg, runPrepared } from './prepared.js';
 import { readCache } from './read-cache.js';
 import { hashToken, newSessionToken } from './tokens.js';
-import { isTwoFactorOn, twoFactorRequired, useSecondFactor } from './two-factor.js';
+import { isTwoFactorOn, twoFactorRequired, spendSecondFactor } from './two-factor.js';
 
 export interface NewSession {
   token: string;
@@ -108,7 +108,7 @@ export async function login(ctx: Ctx, loginName: string, password: string, code?
     throw twoFactorRequired();
   }
   const session = await ctx.db.kysely.transaction().execute(async (tx) => {
-    if (twoFactor && !(await useSecondFactor(tx, user, code as string))) return null;
+    if (twoFactor && !(await spendSecondFactor(tx, user, code as string))) return null;
     const created = await createSession(ctx, tx, user.id);
     await audit(tx, ctx, {
       action: 'auth.login',

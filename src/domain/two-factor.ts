@@ -62,7 +62,7 @@ export const isTwoFactorOn = (user: UsersTable) => user.two_factor_enabled === 1
  * Checks a second factor for this user inside `tx`: a TOTP code not used before, or an unused
  * recovery code (which is then spent). True when it passed (and was recorded as used).
  */
-export async function useSecondFactor(tx: Tx, user: UsersTable, code: string): Promise<boolean> {
+export async function spendSecondFactor(tx: Tx, user: UsersTable, code: string): Promise<boolean> {
   const fresh = await tx.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirst();
   if (!fresh || !isTwoFactorOn(fresh)) return false;
   const cleaned = code.trim();
@@ -162,7 +162,7 @@ export async function disableTwoFactor(ctx: Ctx, password: string, code: string)
   if (!isTwoFactorOn(user)) throw badRequest(ERR.twoFactorOff);
   const attempt = attemptLimiter(ctx).begin(userAccount(userId), ctx.address);
   await ctx.db.kysely.transaction().execute(async (tx) => {
-    if (!(await useSecondFactor(tx, user, code))) throw badRequest(ERR.invalidTwoFactorCode);
+    if (!(await spendSecondFactor(tx, user, code))) throw badRequest(ERR.invalidTwoFactorCode);
     await tx
       .updateTable('users')
       .set({
