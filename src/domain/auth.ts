@@ -10,7 +10,7 @@ import { verifyPassword } from './passwords.js';
 import { arg, runPrepared } from './prepared.js';
 import { readCache } from './read-cache.js';
 import { hashToken, newSessionToken } from './tokens.js';
-import { isTwoFactorOn, twoFactorRequired, spendSecondFactor } from './two-factor.js';
+import { isTwoFactorOn, spendSecondFactor, twoFactorRequired } from './two-factor.js';
 
 export interface NewSession {
   token: string;
