@@ -55,6 +55,7 @@ export async function generate(
       is_system_admin: 0,
       is_active: 1,
       must_change_password: 0,
+      two_factor_enabled: 0,
       created_at: now,
       updated_at: now,
     }));

@@ -110,6 +110,10 @@ async function fill(db: Db, tickets: number) {
     is_system_admin: 0,
     is_active: 1,
     must_change_password: 0,
+    two_factor_secret: null,
+    two_factor_enabled: 0,
+    two_factor_last_step: null,
+    two_factor_recovery: null,
     created_at: stamp,
     updated_at: stamp,
   }));

@@ -69,6 +69,10 @@ const EXPECT: Record<string, Row> = {
   'GET /api/me/api-keys': SESSION_ONLY(200),
   'POST /api/me/api-keys': SESSION_ONLY(201),
   'DELETE /api/me/api-keys/:keyId': SESSION_ONLY(200), // a key of the same user
+  'GET /api/me/two-factor': SESSION_ONLY(200),
+  'POST /api/me/two-factor': SESSION_ONLY(200),
+  'POST /api/me/two-factor/enable': SESSION_ONLY(400), // a wrong code: past the gate, refused by the check
+  'DELETE /api/me/two-factor': SESSION_ONLY(400), // likewise (wrong password)
   'POST /api/me/avatar': SIGNED_IN(200),
   'DELETE /api/me/avatar': SIGNED_IN(200),
   'GET /api/users': SIGNED_IN(200),
@@ -92,6 +96,8 @@ const EXPECT: Record<string, Row> = {
   'DELETE /api/admin/users/:userId': SYSTEM_ADMIN(200),
   'GET /api/admin/settings': SYSTEM_ADMIN(200),
   'GET /api/admin/audit': SYSTEM_ADMIN(200),
+  'GET /api/admin/security': SYSTEM_ADMIN(200),
+  'PATCH /api/admin/security': SYSTEM_ADMIN(200),
   'PATCH /api/admin/settings': SYSTEM_ADMIN(200),
   'POST /api/admin/database/export': SYSTEM_ADMIN(200),
   'POST /api/admin/database/import': SYSTEM_ADMIN(400), // wrong confirmPassword: past the gate
@@ -274,6 +280,8 @@ const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?
     }),
     'PATCH /api/me': async () => ({ json: { name: 'Renamed' } }),
     'POST /api/me/api-keys': async () => ({ json: { name: 'ci', scope: 'read' } }),
+    'POST /api/me/two-factor/enable': async () => ({ json: { code: '000000' } }),
+    'DELETE /api/me/two-factor': async () => ({ json: { password: 'Wrong-password-42', code: '000000' } }),
     'DELETE /api/me/api-keys/:keyId': async (actor) => {
       const who = actor in users ? users[actor as 'member'] : users.spare;
       const key = await ok(await who.post('/api/me/api-keys', { name: 'doomed', scope: 'write' }), 201);
@@ -319,6 +327,7 @@ const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?
       return { params: { userId: doomed.userId }, json: { confirmPassword: PASSWORD } };
     },
     'PATCH /api/admin/settings': async () => ({ json: { maxAttachmentsPerTicket: 20 } }),
+    'PATCH /api/admin/security': async () => ({ json: { requireTwoFactor: false } }),
     'POST /api/admin/database/export': async () => ({ json: { confirmPassword: PASSWORD } }),
     'POST /api/admin/database/import': async () => ({
       multipart: multipartBody(

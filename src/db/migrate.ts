@@ -6,6 +6,8 @@ import * as m003 from './migrations/003_board_ranks.js';
 import * as m010 from './migrations/010_session_details.js';
 import * as m011 from './migrations/011_scoped_api_keys.js';
 import * as m012 from './migrations/012_audit_log.js';
+import * as m013 from './migrations/013_two_factor.js';
+import * as m014 from './migrations/014_require_two_factor.js';
 import * as m020 from './migrations/020_sprint_names_unique.js';
 import * as m030 from './migrations/030_notifications.js';
 import * as m040 from './migrations/040_search_index.js';
@@ -22,6 +24,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '010_session_details': m010,
   '011_scoped_api_keys': m011,
   '012_audit_log': m012,
+  '013_two_factor': m013,
+  '014_require_two_factor': m014,
   '020_sprint_names_unique': m020,
   '030_notifications': m030,
   '040_search_index': m040,

@@ -17,6 +17,13 @@ export interface UsersTable {
   must_change_password: number;
   created_at: string;
   updated_at: string;
+  /** TOTP secret (base32): pending while two_factor_enabled is 0 (migration 013). */
+  two_factor_secret: string | null;
+  two_factor_enabled: number;
+  /** The last TOTP time step accepted: a code is accepted once. */
+  two_factor_last_step: number | null;
+  /** JSON list of SHA-256 hashes of the unused recovery codes. */
+  two_factor_recovery: string | null;
 }
 
 export interface SessionsTable {
@@ -52,6 +59,8 @@ export interface SystemSettingsTable {
   allowed_video_types: string;
   allowed_document_types: string;
   updated_at: string;
+  /** 1: every user must turn on two-factor sign-in before using the API (migration 014). */
+  require_two_factor: number;
 }
 
 export interface ProjectsTable {

@@ -45,6 +45,13 @@ export async function resolveApiKey(s: Services, key: string): Promise<Actor> {
             'users.id',
             'users.is_active',
             'users.must_change_password',
+            'users.two_factor_enabled',
+            (eb) =>
+              eb
+                .selectFrom('system_settings')
+                .select('require_two_factor')
+                .where('id', '=', 'system')
+                .as('require_two_factor'),
           ])
           .where('api_keys.key_hash', '=', arg(0)),
       [keyHash],
@@ -69,6 +76,7 @@ export async function resolveApiKey(s: Services, key: string): Promise<Actor> {
     via: 'apiKey',
     sessionId: null,
     mustChangePassword: row.must_change_password === 1,
+    twoFactorSetupRequired: row.require_two_factor === 1 && row.two_factor_enabled !== 1,
     keyScope: row.scope === 'read' ? 'read' : 'write',
   };
 }

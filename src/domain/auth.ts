@@ -1,15 +1,16 @@
 import { sql } from 'kysely';
 import type { UsersTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
-import { attemptLimiter, nameAccount, userAccount } from './attempts.js';
+import { type Attempt, attemptLimiter, nameAccount, userAccount } from './attempts.js';
 import { audit } from './audit.js';
 import type { Actor, Ctx, Services, Tx } from './context.js';
-import { badRequest, forbidden, unauthorized } from './errors.js';
+import { AppError, badRequest, forbidden, unauthorized } from './errors.js';
 import { newId } from './ids.js';
 import { verifyPassword } from './passwords.js';
 import { arg, runPrepared } from './prepared.js';
 import { readCache } from './read-cache.js';
 import { hashToken, newSessionToken } from './tokens.js';
+import { isTwoFactorOn, spendSecondFactor, twoFactorRequired } from './two-factor.js';
 
 export interface NewSession {
   token: string;
@@ -53,40 +54,74 @@ export async function findUserByLogin(tx: Tx, login: string): Promise<UsersTable
     .executeTakeFirst();
 }
 
+/** Records a failed sign-in (outside any transaction: there is no change to join). */
+function loginFailed(ctx: Ctx, user: UsersTable | undefined, login: string, reason: string) {
+  return audit(ctx.db.kysely, ctx, {
+    action: 'auth.login_failed',
+    actor: user ? { id: user.id, name: user.username } : null,
+    details: { login: login.trim().slice(0, 320), reason },
+  });
+}
+
 /**
- * Checks credentials: 401 for wrong ones; 403 for a disabled account whatever the password (the
+ * Checks a password: 401 for a wrong one; 403 for a disabled account whatever the password (the
  * answer tells nothing about the password of a disabled account). The attempt is counted before
- * the hash check, per account and per address (src/domain/attempts.ts).
+ * the hash check, per account and per address (src/domain/attempts.ts); the caller takes it back
+ * when the whole sign-in succeeded.
  */
-export async function checkCredentials(ctx: Ctx, login: string, password: string): Promise<UsersTable> {
+async function checkPassword(
+  ctx: Ctx,
+  login: string,
+  password: string,
+): Promise<{ user: UsersTable; attempt: Attempt }> {
   const user = await findUserByLogin(ctx.db.kysely, login);
   const attempt = attemptLimiter(ctx).begin(user ? userAccount(user.id) : nameAccount(login), ctx.address);
   const ok = await verifyPassword(user?.password_hash, password);
-  const failed = (reason: string) =>
-    audit(ctx.db.kysely, ctx, {
-      action: 'auth.login_failed',
-      actor: user ? { id: user.id, name: user.username } : null,
-      details: { login: login.trim().slice(0, 320), reason },
-    });
   if (user && user.is_active !== 1) {
-    await failed('disabled');
+    await loginFailed(ctx, user, login, 'disabled');
     throw forbidden(ERR.accountDisabled);
   }
   if (!user || !ok) {
-    await failed(user ? 'password' : 'unknown user');
+    await loginFailed(ctx, user, login, user ? 'password' : 'unknown user');
     throw unauthorized(ERR.invalidCredentials);
   }
+  return { user, attempt };
+}
+
+/** Checks credentials (the password only: verify-credentials). */
+export async function checkCredentials(ctx: Ctx, login: string, password: string): Promise<UsersTable> {
+  const { user, attempt } = await checkPassword(ctx, login, password);
   attempt.succeeded();
   return user;
 }
 
-export async function login(ctx: Ctx, loginName: string, password: string) {
-  const user = await checkCredentials(ctx, loginName, password);
+/**
+ * Signs in. With two-factor sign-in on, the password alone answers 401 `Two-factor code required`
+ * (`twoFactor: true`) and creates no session; with `code` (a TOTP code not used before, or an
+ * unused recovery code) it signs in. A wrong code counts as a failed attempt.
+ */
+export async function login(ctx: Ctx, loginName: string, password: string, code?: string) {
+  const { user, attempt } = await checkPassword(ctx, loginName, password);
+  const twoFactor = isTwoFactorOn(user);
+  if (twoFactor && !code) {
+    attempt.succeeded();
+    throw twoFactorRequired();
+  }
   const session = await ctx.db.kysely.transaction().execute(async (tx) => {
+    if (twoFactor && !(await spendSecondFactor(tx, user, code as string))) return null;
     const created = await createSession(ctx, tx, user.id);
-    await audit(tx, ctx, { action: 'auth.login', actor: { id: user.id, name: user.username } });
+    await audit(tx, ctx, {
+      action: 'auth.login',
+      actor: { id: user.id, name: user.username },
+      ...(twoFactor ? { details: { twoFactor: true } } : {}),
+    });
     return created;
   });
+  if (!session) {
+    await loginFailed(ctx, user, loginName, 'two-factor code');
+    throw new AppError(401, ERR.invalidTwoFactorCode, { twoFactor: true });
+  }
+  attempt.succeeded();
   return { user, session };
 }
 
@@ -127,12 +162,18 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
               'sessions.id as session_id',
               'sessions.expires_at as session_expires',
               'sessions.last_used_at as session_used',
+              (eb) =>
+                eb
+                  .selectFrom('system_settings')
+                  .select('require_two_factor')
+                  .where('id', '=', 'system')
+                  .as('require_two_factor'),
             ])
             .where('sessions.token_hash', '=', arg(0)),
         [tokenHash],
       );
       if (!found) return null;
-      const { session_id, session_expires, session_used, ...user } = found;
+      const { session_id, session_expires, session_used, require_two_factor, ...user } = found;
       return {
         actor: {
           userId: user.id,
@@ -140,6 +181,7 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
           via: 'session',
           sessionId: session_id,
           mustChangePassword: user.must_change_password === 1,
+          twoFactorSetupRequired: require_two_factor === 1 && user.two_factor_enabled !== 1,
         },
         user,
         expires: session_expires,

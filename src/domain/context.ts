@@ -16,6 +16,8 @@ export interface Actor {
   sessionId: string | null;
   /** The user must change their password first: the API refuses everything else (403). */
   mustChangePassword?: boolean;
+  /** Two-factor sign-in is required of everyone and this user has not turned it on. */
+  twoFactorSetupRequired?: boolean;
   /** For an API key: what it may do (a read key may not write). */
   keyScope?: 'read' | 'write';
 }

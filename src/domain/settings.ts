@@ -1,10 +1,11 @@
 import type { z } from 'zod';
 import type { SystemSettingsTable } from '../db/types.js';
 import { defaultSettings, type SystemSettings, type settingsPatchBody } from '../shared/accounts.js';
+import { ERR } from '../shared/errors.js';
 import { BLOCKED_TYPES } from '../shared/limits.js';
 import { audit } from './audit.js';
 import type { Ctx, Services, Tx } from './context.js';
-import { invalidField } from './errors.js';
+import { badRequest, invalidField } from './errors.js';
 import { nowIso } from './ids.js';
 
 export const SETTINGS_ID = 'system';
@@ -32,6 +33,7 @@ export function defaultSettingsRow(): SystemSettingsTable {
     allowed_video_types: JSON.stringify(d.allowedVideoTypes),
     allowed_document_types: JSON.stringify(d.allowedDocumentTypes),
     updated_at: nowIso(),
+    require_two_factor: 0,
   };
 }
 
@@ -92,4 +94,41 @@ export async function updateSettings(
   });
   ctx.log.info({ admin: ctx.actor?.userId, changes: Object.keys(input) }, 'system settings changed');
   return getSettings(ctx);
+}
+
+/** GET /api/admin/security. */
+export async function getSecuritySettings(s: Services | Ctx) {
+  const row = await s.db.kysely
+    .selectFrom('system_settings')
+    .select('require_two_factor')
+    .where('id', '=', SETTINGS_ID)
+    .executeTakeFirst();
+  return { requireTwoFactor: row?.require_two_factor === 1 };
+}
+
+/** PATCH /api/admin/security. */
+export async function updateSecuritySettings(ctx: Ctx, input: { requireTwoFactor: boolean }) {
+  // Requiring it of everyone while not having it would lock the administrator out at once.
+  if (input.requireTwoFactor) {
+    const me = await ctx.db.kysely
+      .selectFrom('users')
+      .select('two_factor_enabled')
+      .where('id', '=', ctx.actor?.userId ?? '')
+      .executeTakeFirst();
+    if (me?.two_factor_enabled !== 1) throw badRequest(ERR.twoFactorSelfFirst);
+  }
+  await ensureSettings(ctx.db.kysely);
+  await ctx.db.kysely.transaction().execute(async (tx) => {
+    await tx
+      .updateTable('system_settings')
+      .set({ require_two_factor: input.requireTwoFactor ? 1 : 0, updated_at: nowIso() })
+      .where('id', '=', SETTINGS_ID)
+      .execute();
+    await audit(tx, ctx, {
+      action: 'admin.settings_updated',
+      target: { type: 'settings', id: SETTINGS_ID },
+      details: input,
+    });
+  });
+  return getSecuritySettings(ctx);
 }

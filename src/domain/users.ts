@@ -80,6 +80,10 @@ async function insertUser(tx: Tx, u: NewUser): Promise<UsersTable> {
     is_system_admin: u.isSystemAdmin ? 1 : 0,
     is_active: 1,
     must_change_password: u.mustChangePassword ? 1 : 0,
+    two_factor_enabled: 0,
+    two_factor_secret: null,
+    two_factor_last_step: null,
+    two_factor_recovery: null,
     created_at: now,
     updated_at: now,
   };

@@ -57,4 +57,11 @@ export const ERR = {
   apiKeyNotFound: 'API key not found',
   sessionNotFound: 'Session not found',
   viewNotFound: 'View not found',
+  twoFactorRequired: 'Two-factor code required',
+  invalidTwoFactorCode: 'Invalid two-factor code',
+  twoFactorAlreadyOn: 'Two-factor sign-in is already on',
+  twoFactorNotStarted: 'Start two-factor setup first',
+  twoFactorOff: 'Two-factor sign-in is off',
+  twoFactorSetupRequired: 'Two-factor sign-in required: turn it on in your profile',
+  twoFactorSelfFirst: 'Turn on two-factor sign-in for yourself first',
 } as const;

@@ -61,3 +61,17 @@ export const auditEntryOut = z.object({
 });
 
 export const auditPageOut = z.object({ items: z.array(auditEntryOut), nextCursor: z.string().nullable() });
+
+/** Two-factor sign-in (TOTP). */
+export const twoFactorStatusOut = z.object({ enabled: z.boolean(), recoveryCodesLeft: z.number().int() });
+export const twoFactorSetupOut = z.object({ secret: z.string(), otpauthUrl: z.string() });
+export const twoFactorEnableBody = z.strictObject({ code: z.string().trim().min(1).max(32) });
+export const twoFactorEnableOut = z.object({ recoveryCodes: z.array(z.string()) });
+export const twoFactorDisableBody = z.strictObject({
+  password: z.string().min(1).max(1000),
+  code: z.string().trim().min(1).max(32),
+});
+
+/** GET/PATCH /api/admin/security. */
+export const securitySettingsOut = z.object({ requireTwoFactor: z.boolean() });
+export const securitySettingsBody = z.strictObject({ requireTwoFactor: z.boolean() });

@@ -8,6 +8,7 @@ import { Shell } from './components/Shell';
 import { Button, EmptyState, ErrorState, Skeleton } from './components/ui';
 import { RegisterPage, SignInPage } from './pages/auth';
 import { PasswordSection } from './pages/profile-access';
+import { TwoFactorSection } from './pages/profile-two-factor';
 import { ProjectsPage } from './pages/projects';
 
 const ProjectPage = lazy(() => import('./pages/board').then((m) => ({ default: m.ProjectPage })));
@@ -65,6 +66,18 @@ function Authenticated() {
           Your account has a temporary password. Replace it to continue.
         </p>
         <PasswordSection onChanged={() => session.refetch()} />
+      </main>
+    );
+  }
+  if (session.data.user.twoFactorSetupRequired) {
+    // Administrators require two-factor sign-in: the API refuses everything else until it is on.
+    return (
+      <main className="mx-auto max-w-2xl p-6">
+        <h1 className="mb-2 text-xl font-semibold">Turn on two-factor sign-in</h1>
+        <p className="mb-4 text-sm text-muted">
+          Your administrators require a code from an authenticator app at sign-in. Set it up to continue.
+        </p>
+        <TwoFactorSection onEnabled={() => session.refetch()} />
       </main>
     );
   }

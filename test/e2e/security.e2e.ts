@@ -1,3 +1,4 @@
+import { Secret, TOTP } from 'otpauth';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -86,6 +87,32 @@ describe('account security in the web app', () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     await expect.poll(() => page.getByTestId('audit-entry').count()).toBe(1);
     expect(await page.getByTestId('audit-entry').textContent()).toContain('auth.login');
+  });
+
+  it('sets up two-factor sign-in and signs in with a code', async () => {
+    const user = await ApiClient.signUp(base);
+    const page = await openPage(browser, base, user);
+    await page.goto(`${base}/profile`);
+    await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    const setup = page.getByTestId('two-factor-setup');
+    await setup.waitFor();
+    const secret = ((await setup.locator('pre').first().textContent()) ?? '').trim();
+    const codeNow = (offset = 0) =>
+      TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + offset * 30_000 });
+    await page.getByLabel('Code from the app').fill(codeNow(-1));
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    await page.getByTestId('recovery-codes').waitFor();
+    await page.getByTestId('two-factor-on').waitFor();
+    expect((await user.req('GET', '/api/me/two-factor')).enabled).toBe(true);
+
+    const fresh = await openPage(browser, base);
+    await fresh.goto(`${base}/sign-in`);
+    await fresh.getByLabel('Username or e-mail').fill(user.username);
+    await fresh.getByLabel('Password').fill(PASSWORD);
+    await fresh.getByRole('button', { name: 'Sign in' }).click();
+    await fresh.getByLabel('Two-factor code').fill(codeNow());
+    await fresh.getByRole('button', { name: 'Sign in' }).click();
+    await fresh.getByTestId('current-user').waitFor();
   });
 
   // Last: it wipes the instance.

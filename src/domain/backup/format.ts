@@ -86,6 +86,11 @@ export const ROW_SCHEMAS = {
     must_change_password: flag,
     created_at: stamp,
     updated_at: stamp,
+    // Two-factor sign-in (migration 013): backups made before read as off.
+    two_factor_secret: text(200).nullable().default(null),
+    two_factor_enabled: flag.default(0),
+    two_factor_last_step: z.number().int().nonnegative().nullable().default(null),
+    two_factor_recovery: text(10_000).nullable().default(null),
   }),
   api_keys: z.strictObject({
     id,
@@ -108,6 +113,7 @@ export const ROW_SCHEMAS = {
     allowed_video_types: jsonStringList,
     allowed_document_types: jsonStringList,
     updated_at: stamp,
+    require_two_factor: flag.default(0),
   }),
   projects: z.strictObject({
     id,

@@ -33,6 +33,7 @@ export async function wipeEverything(s: Services & { tabId?: string | null }) {
           is_system_admin: 1,
           is_active: 1,
           must_change_password: 1,
+          two_factor_enabled: 0,
           created_at: now,
           updated_at: now,
         })

@@ -18,6 +18,8 @@ declare module 'fastify' {
     nulInBody?: boolean;
     /** Open to a user who must change their password (their profile, the password change). */
     beforePasswordChange?: boolean;
+    /** Open to a user who must still turn on two-factor sign-in (their profile, the setup). */
+    twoFactorSetup?: boolean;
   }
   interface FastifyRequest {
     ctx: Ctx;
@@ -101,6 +103,7 @@ export function registerAuth(app: FastifyInstance, services: Services) {
         route.config?.auth ?? 'user',
         route.config?.apiKey,
         route.config?.beforePasswordChange,
+        route.config?.twoFactorSetup,
       );
     route.onRequest = [authenticate, ...(route.onRequest ? [route.onRequest].flat() : [])];
   });
@@ -112,6 +115,7 @@ async function authenticateRequest(
   level: AuthLevel,
   apiKey: boolean | undefined,
   beforePasswordChange: boolean | undefined,
+  twoFactorSetup?: boolean,
 ) {
   const tabHeader = request.headers['x-tab-id'];
   const tabId =
@@ -161,5 +165,10 @@ async function authenticateRequest(
   // after changing it: enforced here, not just by the web app (issue 19, finding 6).
   if (actor?.mustChangePassword && level !== 'optional' && !beforePasswordChange) {
     throw new AppError(403, ERR.passwordChangeRequired);
+  }
+  // Administrators may require two-factor sign-in of everyone: until it is on, only the profile
+  // and the setup (and what a temporary password allows) are open.
+  if (actor?.twoFactorSetupRequired && level !== 'optional' && !twoFactorSetup && !beforePasswordChange) {
+    throw new AppError(403, ERR.twoFactorSetupRequired);
   }
 }

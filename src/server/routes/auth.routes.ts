@@ -93,6 +93,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
           avatar: user.avatar ? `/uploads/avatars/${user.avatar}` : null,
           isSystemAdmin: user.is_system_admin === 1,
           mustChangePassword: user.must_change_password === 1,
+          twoFactorSetupRequired: actor.twoFactorSetupRequired === true,
         },
         expires: req.sessionExpires,
       };
@@ -116,7 +117,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         config: { auth: 'public' },
       },
       async (req, reply) => {
-        const { user, session } = await login(req.ctx, req.body.username, req.body.password);
+        const { user, session } = await login(req.ctx, req.body.username, req.body.password, req.body.code);
         setSessionCookie(reply, config, session);
         return {
           user: {

@@ -21,7 +21,7 @@ export const meRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/me',
     {
       schema: { tags, summary: 'My profile', response: { 200: meOut } },
-      config: { beforePasswordChange: true },
+      config: { beforePasswordChange: true, twoFactorSetup: true },
     },
     async (req) => getMe(req.ctx, actorOf(req.ctx).userId),
   );

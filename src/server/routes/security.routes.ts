@@ -3,6 +3,13 @@ import { z } from 'zod';
 import { createScopedApiKey, listApiKeys, revokeScopedApiKey } from '../../domain/api-keys.js';
 import { listAudit } from '../../domain/audit.js';
 import { endOtherSessions, endSession, listSessions } from '../../domain/sessions.js';
+import { getSecuritySettings, updateSecuritySettings } from '../../domain/settings.js';
+import {
+  disableTwoFactor,
+  enableTwoFactor,
+  startTwoFactor,
+  twoFactorStatus,
+} from '../../domain/two-factor.js';
 import { idParam, successResponse } from '../../shared/common.js';
 import {
   apiKeyItemOut,
@@ -11,7 +18,14 @@ import {
   createApiKeyBody,
   createdApiKeyOut,
   endedSessionsOut,
+  securitySettingsBody,
+  securitySettingsOut,
   sessionItemOut,
+  twoFactorDisableBody,
+  twoFactorEnableBody,
+  twoFactorEnableOut,
+  twoFactorSetupOut,
+  twoFactorStatusOut,
 } from '../../shared/security.js';
 import { clearSessionCookie } from '../plugins/auth.js';
 
@@ -125,5 +139,84 @@ export const securityRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: 'admin', apiKey: false },
     },
     async (req) => listAudit(req.ctx, req.query),
+  );
+
+  app.get(
+    '/api/me/two-factor',
+    {
+      schema: { tags, summary: 'Whether two-factor sign-in is on', response: { 200: twoFactorStatusOut } },
+      config: { apiKey: false, twoFactorSetup: true },
+    },
+    async (req) => twoFactorStatus(req.ctx),
+  );
+
+  app.post(
+    '/api/me/two-factor',
+    {
+      schema: {
+        tags,
+        summary:
+          'Start two-factor setup: a new TOTP secret and its otpauth:// URL (not in use until enabled)',
+        response: { 200: twoFactorSetupOut },
+      },
+      config: { apiKey: false, twoFactorSetup: true },
+    },
+    async (req) => startTwoFactor(req.ctx),
+  );
+
+  app.post(
+    '/api/me/two-factor/enable',
+    {
+      schema: {
+        tags,
+        summary:
+          'Turn two-factor sign-in on with a code from the new secret; answers 10 recovery codes, once',
+        body: twoFactorEnableBody,
+        response: { 200: twoFactorEnableOut },
+      },
+      config: { apiKey: false, twoFactorSetup: true },
+    },
+    async (req) => enableTwoFactor(req.ctx, req.body.code),
+  );
+
+  app.delete(
+    '/api/me/two-factor',
+    {
+      schema: {
+        tags,
+        summary: 'Turn two-factor sign-in off (my password and a code or recovery code)',
+        body: twoFactorDisableBody,
+        response: { 200: successResponse },
+      },
+      config: { apiKey: false },
+    },
+    async (req) => disableTwoFactor(req.ctx, req.body.password, req.body.code),
+  );
+
+  app.get(
+    '/api/admin/security',
+    {
+      schema: {
+        tags: ['Administration'],
+        summary: 'Security settings',
+        response: { 200: securitySettingsOut },
+      },
+      config: { auth: 'admin', apiKey: false },
+    },
+    async (req) => getSecuritySettings(req.ctx),
+  );
+
+  app.patch(
+    '/api/admin/security',
+    {
+      schema: {
+        tags: ['Administration'],
+        summary: 'Require two-factor sign-in of everyone (users without it can only turn it on)',
+        body: securitySettingsBody,
+        response: { 200: securitySettingsOut },
+      },
+      config: { auth: 'admin', apiKey: false },
+    },
+    async (req) => updateSecuritySettings(req.ctx, req.body),
   );
 };

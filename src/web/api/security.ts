@@ -52,3 +52,33 @@ export const fetchAuditPage = (filters: { actor?: string; action?: string; curso
   if (filters.cursor) q.set('cursor', filters.cursor);
   return api<AuditPage>(`/api/admin/audit?${q}`);
 };
+
+export const twoFactorKey = ['my-two-factor'] as const;
+
+export const useMyTwoFactor = () =>
+  useQuery({
+    queryKey: twoFactorKey,
+    queryFn: () => api<{ enabled: boolean; recoveryCodesLeft: number }>('/api/me/two-factor'),
+  });
+
+/** A new secret to add to an authenticator app (not in use until enabled). */
+export const startTwoFactor = () =>
+  api<{ secret: string; otpauthUrl: string }>('/api/me/two-factor', { method: 'POST' });
+
+/** Turns two-factor sign-in on; answers the recovery codes, once. */
+export const enableTwoFactor = (code: string) =>
+  api<{ recoveryCodes: string[] }>('/api/me/two-factor/enable', { method: 'POST', body: { code } });
+
+export const disableTwoFactor = (password: string, code: string) =>
+  api('/api/me/two-factor', { method: 'DELETE', body: { password, code } });
+
+export const securitySettingsKey = ['admin-security'] as const;
+
+export const useSecuritySettings = () =>
+  useQuery({
+    queryKey: securitySettingsKey,
+    queryFn: () => api<{ requireTwoFactor: boolean }>('/api/admin/security'),
+  });
+
+export const setRequireTwoFactor = (requireTwoFactor: boolean) =>
+  api<{ requireTwoFactor: boolean }>('/api/admin/security', { method: 'PATCH', body: { requireTwoFactor } });

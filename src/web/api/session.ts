@@ -10,8 +10,12 @@ export const fetchSession = () => api<Session>('/api/auth/session', { quiet401: 
 
 export const useSession = () => useQuery({ queryKey: qk.session, queryFn: fetchSession, staleTime: 60_000 });
 
-export const signIn = (username: string, password: string) =>
-  api('/api/auth/callback/credentials', { method: 'POST', body: { username, password }, quiet401: true });
+export const signIn = (username: string, password: string, code?: string) =>
+  api('/api/auth/callback/credentials', {
+    method: 'POST',
+    body: { username, password, ...(code ? { code } : {}) },
+    quiet401: true,
+  });
 
 export const register = (body: z.input<typeof registerBody>) =>
   api('/api/auth/register', { method: 'POST', body });

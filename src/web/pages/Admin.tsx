@@ -12,11 +12,11 @@ const SECTIONS = [
   { id: 'users', label: 'Users' },
   { id: 'settings', label: 'Settings' },
   { id: 'database', label: 'Database' },
-  { id: 'audit', label: 'Audit log' },
+  { id: 'audit', label: 'Security' },
 ] as const;
 type SectionId = (typeof SECTIONS)[number]['id'];
 
-/** The sections of the administration page as tabs: users, system settings, database, audit log. */
+/** The sections of the administration page as tabs: users, system settings, database, security (audit log). */
 function AdminTabs({ current }: { current: SectionId }) {
   return (
     <nav aria-label="Administration" className="flex items-center gap-0.5">

@@ -10,6 +10,7 @@ import { Avatar, Button, Dialog, ErrorState, Field, Input, Skeleton } from '../c
 import { ApiKeySection, DeleteAccountSection, EmailSection, PasswordSection } from './profile-access';
 import { NotificationsSection } from './profile-notifications';
 import { ApiKeysSection, SessionsSection } from './profile-security';
+import { TwoFactorSection } from './profile-two-factor';
 import { PageHeader } from './projects';
 
 /** Keeps the shell's signed-in user in step with the profile. */
@@ -40,6 +41,7 @@ export function ProfilePage() {
             <AvatarSection me={me.data} />
             <EmailSection me={me.data} />
             <PasswordSection />
+            <TwoFactorSection />
             <SessionsSection />
             <NotificationsSection />
             <ApiKeySection />

@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { PASSWORD_RULES } from '../../shared/accounts';
-import { errorText } from '../api/client';
+import { ApiError, errorText } from '../api/client';
 import { qk } from '../api/keys';
 import { fetchSession, register, signIn } from '../api/session';
 import { Button, Field, Input } from '../components/ui';
@@ -42,6 +42,9 @@ export function SignInPage() {
   const [, navigate] = useLocation();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
+  // Two-factor sign-in: after the password, the server asks for a code.
+  const [needCode, setNeedCode] = useState(false);
+  const [code, setCode] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const expired = new URLSearchParams(search).get('expired') === '1';
@@ -51,12 +54,16 @@ export function SignInPage() {
     setBusy(true);
     setError(null);
     try {
-      await signIn(username, password);
+      await signIn(username, password, needCode ? code : undefined);
       qc.clear();
       await qc.fetchQuery({ queryKey: qk.session, queryFn: fetchSession });
       navigate(nextPath(search), { replace: true });
     } catch (err) {
-      setError(errorText(err));
+      if (err instanceof ApiError && err.body.twoFactor === true && !needCode) {
+        setNeedCode(true);
+      } else {
+        setError(errorText(err));
+      }
       setBusy(false);
     }
   };
@@ -105,12 +112,31 @@ export function SignInPage() {
             />
           )}
         </Field>
+        {needCode && (
+          <Field label="Two-factor code" hint="From your authenticator app, or one of your recovery codes.">
+            {(id) => (
+              <Input
+                id={id}
+                name="code"
+                autoComplete="one-time-code"
+                inputMode="text"
+                autoFocus
+                value={code}
+                onChange={(e) => setCode(e.target.value)}
+              />
+            )}
+          </Field>
+        )}
         {error && (
           <p role="alert" className="rounded-md bg-danger-soft px-3 py-2 text-danger">
             {error}
           </p>
         )}
-        <Button type="submit" variant="primary" disabled={busy || !username || !password}>
+        <Button
+          type="submit"
+          variant="primary"
+          disabled={busy || !username || !password || (needCode && !code.trim())}
+        >
           {busy ? 'Signing in…' : 'Sign in'}
         </Button>
       </form>

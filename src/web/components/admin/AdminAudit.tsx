@@ -1,8 +1,14 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { errorText } from '../../api/client';
-import { type AuditEntry, fetchAuditPage } from '../../api/security';
-import { Section } from '../ProjectNav';
+import {
+  type AuditEntry,
+  fetchAuditPage,
+  securitySettingsKey,
+  setRequireTwoFactor,
+  useSecuritySettings,
+} from '../../api/security';
+import { FormError, Section } from '../ProjectNav';
 import { fullTime, relativeTime } from '../time';
 import { Button, ErrorState, Field, Input, Skeleton } from '../ui';
 
@@ -30,6 +36,41 @@ function describe(e: AuditEntry): string {
   return parts.join(' · ');
 }
 
+/** The security setting: require two-factor sign-in of everyone. */
+function RequireTwoFactor() {
+  const qc = useQueryClient();
+  const settings = useSecuritySettings();
+  const [error, setError] = useState<string | null>(null);
+  const toggle = async (on: boolean) => {
+    setError(null);
+    try {
+      qc.setQueryData(securitySettingsKey, await setRequireTwoFactor(on));
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  return (
+    <Section
+      title="Two-factor sign-in"
+      description="Required of everyone: users without it can only turn it on; their API keys stop working until they do."
+    >
+      {settings.data && (
+        <label className="flex items-center gap-2">
+          <input
+            type="checkbox"
+            checked={settings.data.requireTwoFactor}
+            onChange={(e) => toggle(e.target.checked)}
+          />
+          Require two-factor sign-in for every account
+        </label>
+      )}
+      <div className="mt-2">
+        <FormError error={error} />
+      </div>
+    </Section>
+  );
+}
+
 /** The audit log (issue 19): newest first, filtered by actor and action, loaded page by page. */
 export function AdminAudit() {
   const [actor, setActor] = useState('');
@@ -47,7 +88,8 @@ export function AdminAudit() {
   };
   const items = log.data?.pages.flatMap((p) => p.items) ?? [];
   return (
-    <div className="max-w-4xl p-4">
+    <div className="flex max-w-4xl flex-col gap-4 p-4">
+      <RequireTwoFactor />
       <Section
         title="Audit log"
         description="Sign-ins, account and key changes, administrators' actions and deletions, newest first."
