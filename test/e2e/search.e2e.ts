@@ -133,6 +133,22 @@ describe('list view edits', () => {
   });
 });
 
+describe('views on the board and the backlog', () => {
+  it('shows only the tickets a saved view finds', async () => {
+    await user.req('POST', '/api/views', { name: 'Only bugs', query: 'type:bug' });
+    await page.goto(`${base}/projects/${key}`);
+    await expect.poll(() => page.getByTestId('card-key').count()).toBe(4);
+    await page.getByLabel('View', { exact: true }).selectOption({ label: 'Only bugs' });
+    await expect.poll(() => page.getByTestId('card-key').allTextContents()).toEqual([`${key}-1`]);
+    await page.goto(`${base}/projects/${key}/backlog`);
+    await expect.poll(() => page.getByTestId('backlog-row').count()).toBe(4);
+    await page.getByLabel('View', { exact: true }).selectOption({ label: 'Only bugs' });
+    await expect.poll(() => page.getByTestId('backlog-row').count()).toBe(1);
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await expect.poll(() => page.getByTestId('backlog-row').count()).toBe(4);
+  });
+});
+
 describe('command palette', () => {
   it('finds tickets by text through the search endpoint and opens the search page', async () => {
     await page.goto(`${base}/`);

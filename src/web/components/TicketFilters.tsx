@@ -1,4 +1,8 @@
-import type { ReactNode, RefObject } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { type ReactNode, type RefObject, useEffect } from 'react';
+import { enc, errorText, listAll } from '../api/client';
+import { projectPath } from '../api/projects';
+import { useViews } from '../api/search';
 import { type Label, type Member, PRIORITIES, TICKET_TYPES, type Ticket } from '../api/types';
 import { SearchIcon } from './icons';
 import { Input } from './ui';
@@ -10,6 +14,9 @@ export interface TicketFilterValues {
   priority: string;
   assignee: string; // '' | 'none' | user id
   label: string;
+  /** A saved view ('' for none), and the tickets of this project its query finds (null: not loaded). */
+  view: string;
+  viewTicketIds: ReadonlySet<string> | null;
 }
 
 export const noTicketFilters: TicketFilterValues = {
@@ -18,10 +25,12 @@ export const noTicketFilters: TicketFilterValues = {
   priority: '',
   assignee: '',
   label: '',
+  view: '',
+  viewTicketIds: null,
 };
 
 export const anyTicketFilter = (f: TicketFilterValues) =>
-  Boolean(f.text || f.type || f.priority || f.assignee || f.label);
+  Boolean(f.text || f.type || f.priority || f.assignee || f.label || f.view);
 
 /** Whether a ticket passes the filters; the text matches its key, title or description. */
 export function matchesTicketFilters(t: Ticket, f: TicketFilterValues) {
@@ -29,6 +38,7 @@ export function matchesTicketFilters(t: Ticket, f: TicketFilterValues) {
   if (f.type && t.type !== f.type) return false;
   if (f.priority && t.priority !== f.priority) return false;
   if (f.label && !(t.labelIds ?? t.labels?.map((l) => l.id) ?? []).includes(f.label)) return false;
+  if (f.view && f.viewTicketIds && !f.viewTicketIds.has(t.id)) return false;
   if (f.text) {
     const q = f.text.toLowerCase();
     if (
@@ -39,6 +49,59 @@ export function matchesTicketFilters(t: Ticket, f: TicketFilterValues) {
       return false;
   }
   return true;
+}
+
+/**
+ * A saved view as a filter: its query runs on the server within the project (`query=` on the ticket
+ * list, the grammar of docs/search.md) and the board or backlog shows the tickets it finds. It is
+ * read again every 10 seconds and when the window regains focus, so new matches appear.
+ */
+function ViewFilter<F extends TicketFilterValues>({
+  projectId,
+  filters,
+  setFilters,
+}: {
+  projectId: string;
+  filters: F;
+  setFilters: (f: F) => void;
+}) {
+  const views = useViews();
+  const usable = (views.data ?? []).filter((v) => v.projectId === null || v.projectId === projectId);
+  const view = usable.find((v) => v.id === filters.view);
+  const found = useQuery({
+    queryKey: ['view-tickets', projectId, view?.query ?? ''],
+    queryFn: async ({ signal }) =>
+      (await listAll<Ticket>(projectPath(projectId, `/tickets?query=${enc(view?.query ?? '')}`), signal)).map(
+        (t) => t.id,
+      ),
+    enabled: !!view,
+    refetchInterval: 10_000,
+    retry: false,
+  });
+  const ids = found.data;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a new answer (or an error) sets the ids
+  useEffect(() => {
+    if (!filters.view) return;
+    const next = found.isError ? new Set<string>() : ids ? new Set(ids) : null;
+    if (next) setFilters({ ...filters, viewTicketIds: next });
+  }, [ids, found.isError, filters.view]);
+  if (usable.length === 0) return null;
+  return (
+    <select
+      aria-label="View"
+      title={found.isError ? errorText(found.error) : view?.query}
+      className={`${smallSelect} ${found.isError ? 'border-danger' : ''}`}
+      value={filters.view}
+      onChange={(e) => setFilters({ ...filters, view: e.target.value, viewTicketIds: null })}
+    >
+      <option value="">Any view</option>
+      {usable.map((v) => (
+        <option key={v.id} value={v.id}>
+          {v.name}
+        </option>
+      ))}
+    </select>
+  );
 }
 
 /** The look of a toolbar's small select. */
@@ -126,6 +189,9 @@ export function TicketFilterFields<F extends TicketFilterValues>({
           <option key={p}>{p}</option>
         ))}
       </select>
+      {members[0] && (
+        <ViewFilter projectId={members[0].projectId} filters={filters} setFilters={setFilters} />
+      )}
       <select aria-label="Label" className={smallSelect} value={filters.label} onChange={set('label')}>
         <option value="">Any label</option>
         {labels.map((l) => (
