@@ -44,3 +44,28 @@ export const URGENT_NOTIFICATION_TYPES: readonly NotificationType[] = ['mentione
 
 export const EMAIL_MODES = ['off', 'instant', 'digest'] as const;
 export type EmailMode = (typeof EMAIL_MODES)[number];
+
+/** The one-line headline of a notification, in the inbox and in its e-mail alike. */
+export function notificationHeadline(n: {
+  type: NotificationType;
+  actor: { name: string | null; username: string } | null;
+  project: { key: string };
+}): string {
+  const who = n.actor ? (n.actor.name ?? n.actor.username) : 'Someone';
+  switch (n.type) {
+    case 'mentioned':
+      return `${who} mentioned you`;
+    case 'assigned':
+      return `${who} assigned you`;
+    case 'commented':
+      return `${who} commented`;
+    case 'updated':
+      return `${who} changed`;
+    case 'added_to_project':
+      return `${who} added you to ${n.project.key}`;
+    case 'sprint_started':
+      return `${who} started a sprint`;
+    case 'sprint_completed':
+      return `${who} completed a sprint`;
+  }
+}

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
+import { notificationHeadline } from '../../shared/mentions.js';
 import type { NotificationOut } from '../../shared/notifications.js';
 import type { Ctx, Services, Tx } from '../context.js';
 import { newId, nowIso } from '../ids.js';
@@ -62,26 +63,6 @@ const escapeHtml = (s: string) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
   );
 
-function headline(n: NotificationOut): string {
-  const who = n.actor ? (n.actor.name ?? n.actor.username) : 'Someone';
-  switch (n.type) {
-    case 'mentioned':
-      return `${who} mentioned you`;
-    case 'assigned':
-      return `${who} assigned you`;
-    case 'commented':
-      return `${who} commented`;
-    case 'updated':
-      return `${who} changed`;
-    case 'added_to_project':
-      return `${who} added you to ${n.project.key}`;
-    case 'sprint_started':
-      return `${who} started a sprint`;
-    case 'sprint_completed':
-      return `${who} completed a sprint`;
-  }
-}
-
 export function linkOf(config: Config, n: NotificationOut): string {
   const base = publicBase(config);
   return n.ticket
@@ -92,7 +73,7 @@ export function linkOf(config: Config, n: NotificationOut): string {
 export function subjectOf(n: NotificationOut): string {
   const where = n.ticket ? `[${n.ticket.key}] ` : `[${n.project.key}] `;
   const what = n.ticket ? `: ${n.ticket.title}` : n.excerpt ? `: ${n.excerpt}` : '';
-  return `${where}${headline(n)}${what}`.slice(0, 250);
+  return `${where}${notificationHeadline(n)}${what}`.slice(0, 250);
 }
 
 interface Message {
@@ -115,9 +96,9 @@ function single(config: Config, n: NotificationOut, unsubscribe: string): Messag
   const title = n.ticket ? `${n.ticket.key} ${n.ticket.title}` : n.project.key;
   return {
     subject: subjectOf(n),
-    text: `${headline(n)}: ${title}\n\n${n.excerpt}\n\nOpen: ${link}\n${f.text}`,
+    text: `${notificationHeadline(n)}: ${title}\n\n${n.excerpt}\n\nOpen: ${link}\n${f.text}`,
     html:
-      `<p><strong>${escapeHtml(headline(n))}</strong>: ${escapeHtml(title)}</p>` +
+      `<p><strong>${escapeHtml(notificationHeadline(n))}</strong>: ${escapeHtml(title)}</p>` +
       `<blockquote>${escapeHtml(n.excerpt)}</blockquote>` +
       `<p><a href="${escapeHtml(link)}">Open in Docket</a></p>${f.html}`,
   };
@@ -127,7 +108,11 @@ function digest(config: Config, items: NotificationOut[], unsubscribe: string): 
   const f = footer(config, unsubscribe);
   const lines = items.map((n) => {
     const title = n.ticket ? `${n.ticket.key} ${n.ticket.title}` : n.project.key;
-    return { text: `- ${headline(n)}: ${title}\n  ${n.excerpt}\n  ${linkOf(config, n)}`, n, title };
+    return {
+      text: `- ${notificationHeadline(n)}: ${title}\n  ${n.excerpt}\n  ${linkOf(config, n)}`,
+      n,
+      title,
+    };
   });
   return {
     subject: `Docket: ${items.length} notification${items.length === 1 ? '' : 's'}`,
@@ -135,7 +120,7 @@ function digest(config: Config, items: NotificationOut[], unsubscribe: string): 
     html: `<p>Since your last digest:</p><ul>${lines
       .map(
         (l) =>
-          `<li><a href="${escapeHtml(linkOf(config, l.n))}">${escapeHtml(headline(l.n))}: ${escapeHtml(l.title)}</a><br>${escapeHtml(l.n.excerpt)}</li>`,
+          `<li><a href="${escapeHtml(linkOf(config, l.n))}">${escapeHtml(notificationHeadline(l.n))}: ${escapeHtml(l.title)}</a><br>${escapeHtml(l.n.excerpt)}</li>`,
       )
       .join(
         '',

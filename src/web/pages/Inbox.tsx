@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useLocation } from 'wouter';
-import { NOTIFICATION_TYPES } from '../../shared/mentions';
+import { NOTIFICATION_TYPES, notificationHeadline } from '../../shared/mentions';
 import { errorText } from '../api/client';
 import { markRead, type Notification, type NotificationType, useNotifications } from '../api/notifications';
 import { fullTime, relativeTime } from '../components/time';
@@ -18,26 +18,6 @@ export const TYPE_LABELS: Record<NotificationType, string> = {
   sprint_completed: 'Sprint completed',
 };
 
-function headline(n: Notification): string {
-  const who = n.actor ? (n.actor.name ?? n.actor.username) : 'Someone';
-  switch (n.type) {
-    case 'mentioned':
-      return `${who} mentioned you`;
-    case 'assigned':
-      return `${who} assigned you`;
-    case 'commented':
-      return `${who} commented`;
-    case 'updated':
-      return `${who} changed`;
-    case 'added_to_project':
-      return `${who} added you to ${n.project.key}`;
-    case 'sprint_started':
-      return `${who} started a sprint`;
-    case 'sprint_completed':
-      return `${who} completed a sprint`;
-  }
-}
-
 function Row({ n, onOpen, onRead }: { n: Notification; onOpen: () => void; onRead: () => void }) {
   const unread = !n.readAt;
   return (
@@ -52,7 +32,7 @@ function Row({ n, onOpen, onRead }: { n: Notification; onOpen: () => void; onRea
       />
       <button type="button" onClick={onOpen} className="min-w-0 flex-1 text-left">
         <span className={`block truncate ${unread ? 'font-medium text-fg' : 'text-muted'}`}>
-          {headline(n)}
+          {notificationHeadline(n)}
           {n.ticket && (
             <>
               {' · '}
@@ -67,7 +47,12 @@ function Row({ n, onOpen, onRead }: { n: Notification; onOpen: () => void; onRea
         {relativeTime(n.updatedAt)}
       </time>
       {unread && (
-        <Button size="sm" variant="ghost" onClick={onRead} aria-label={`Mark read: ${headline(n)}`}>
+        <Button
+          size="sm"
+          variant="ghost"
+          onClick={onRead}
+          aria-label={`Mark read: ${notificationHeadline(n)}`}
+        >
           Mark read
         </Button>
       )}
