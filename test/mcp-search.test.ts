@@ -35,7 +35,6 @@ describe('search_tickets', () => {
     expect(bugs.data).toMatchObject({ total: 1, nextCursor: null });
     expect(bugs.data.tickets[0]).toMatchObject({
       key: 'MSRCH-1',
-      projectKey: 'MSRCH',
       type: 'bug',
       priority: 'high',
     });

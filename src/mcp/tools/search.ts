@@ -6,6 +6,7 @@ import { cursorParam } from './paging.js';
 const searchItemOut = z.object({
   key: z.string(),
   title: z.string(),
+  type: z.string(),
   priority: z.string(),
   assignee: z.string().nullable(),
   dueDate: z.string().nullable(),
@@ -31,6 +32,7 @@ export const searchTools = [
       const tickets = page.items.map((t) => ({
         key: t.key,
         title: t.title,
+        type: lower(t.type) ?? 'task',
         priority: lower(t.priority) ?? 'medium',
         assignee: t.assignee?.name ?? null,
         dueDate: t.dueDate,
@@ -42,7 +44,7 @@ export const searchTools = [
           : `${tickets.length} of ${page.total} tickets${page.nextCursor ? ` (more: cursor ${page.nextCursor})` : ''}:`;
       const lines = tickets.map(
         (t) =>
-          `${t.key} ${t.title} [${t.priority}]${t.assignee ? ` · ${t.assignee}` : ''}${t.dueDate ? ` · due ${t.dueDate}` : ''}`,
+          `${t.key} ${t.title} [${t.type}, ${t.priority}]${t.assignee ? ` · ${t.assignee}` : ''}${t.dueDate ? ` · due ${t.dueDate}` : ''}`,
       );
       return {
         text: [head, ...lines].join('\n'),
