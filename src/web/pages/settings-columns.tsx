@@ -80,6 +80,9 @@ export function ColumnsSection({ project, canEdit }: { project: Project; canEdit
       await updateColumn(project.id, String(e.active.id), { order: to });
     } catch (err) {
       toast.error(`Could not move the column: ${errorText(err)}`);
+    } finally {
+      // This tab's own event is not replayed to it: a list fetched while the move was under way
+      // would otherwise stay, so read the board's columns again once the server has answered.
       refresh();
     }
   };
