@@ -223,3 +223,13 @@ export async function dragKey(page: Page, key: string, expected: string) {
   }
   await expect.poll(() => live.textContent()).toBe(expected);
 }
+
+/** Waits until no request is under way and nothing animates, so what a test does next acts on
+ * the page's settled state (a drag measures settled rows; a click is not undone by a late refetch). */
+export async function settled(page: Page) {
+  await page.waitForFunction(
+    () =>
+      document.documentElement.dataset.busy === '0' &&
+      document.getAnimations().every((a) => a.playState !== 'running'),
+  );
+}

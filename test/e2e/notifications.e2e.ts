@@ -8,6 +8,7 @@ import {
   PASSWORD,
   type Server,
   screenshot,
+  settled,
   startServer,
   unique,
 } from './harness.js';
@@ -152,7 +153,10 @@ describe('notifications in the web app', () => {
     expect(await page.getByLabel('Assignments and mentions at once, the rest in a digest').isChecked()).toBe(
       true,
     );
-    await page.getByLabel('Everything at once').check();
+    await settled(page);
+    // A controlled input: the change shows once the query cache has told React (a task later).
+    await page.getByLabel('Everything at once').click();
+    await expect.poll(() => page.getByLabel('Everything at once').isChecked()).toBe(true);
     await page.getByLabel('A comment on a ticket I report, am assigned or watch').uncheck();
     await expect
       .poll(async () => (await ann.req('GET', '/api/me/notification-settings')).types.commented)

@@ -8,6 +8,7 @@ import {
   PASSWORD,
   type Server,
   screenshot,
+  settled,
   startServer,
   unique,
 } from './harness.js';
@@ -152,6 +153,8 @@ describe('views on the board and the backlog', () => {
 describe('command palette', () => {
   it('finds tickets by text through the search endpoint and opens the search page', async () => {
     await page.goto(`${base}/`);
+    // The shortcut listens once the app has loaded.
+    await settled(page);
     await page.keyboard.press('Control+k');
     const box = page.getByRole('combobox', { name: 'Search projects, tickets and actions' });
     await box.fill('redesign');

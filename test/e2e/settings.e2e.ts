@@ -9,6 +9,7 @@ import {
   openPage,
   type Server,
   screenshot,
+  settled,
   startServer,
   unique,
 } from './harness.js';
@@ -53,15 +54,6 @@ const section = (page: Page, name: string) => page.getByRole('region', { name })
 async function openSettings(page: Page, key: string) {
   await page.goto(`${base}/projects/${key}/settings`);
   await section(page, 'General').waitFor();
-}
-
-/** Waits until no request is under way and nothing animates, so a drag measures settled rows. */
-async function settled(page: Page) {
-  await page.waitForFunction(
-    () =>
-      document.documentElement.dataset.busy === '0' &&
-      document.getAnimations().every((a) => a.playState !== 'running'),
-  );
 }
 
 /** Drags a row's handle onto another row with the mouse, in small steps as a hand would. */
@@ -200,7 +192,7 @@ describe('project settings', () => {
 
     await dragOnto(page, handle('Done'), cols.getByTestId('column-row').first());
     await expect.poll(() => columnNames(owner, project.id)).toEqual(['Done', 'To Do', 'In Progress']);
-    expect(await rows()).toEqual(['Done', 'To Do', 'In Progress']);
+    await expect.poll(rows).toEqual(['Done', 'To Do', 'In Progress']);
 
     // Keyboard: Space picks the focused handle up, arrows move it, Space drops it; each step is announced.
     await settled(page);
@@ -213,7 +205,7 @@ describe('project settings', () => {
     await page.keyboard.press('Space');
     await expect.poll(() => live.textContent()).toBe('Column In Progress dropped at position 1 of 3.');
     await expect.poll(() => columnNames(owner, project.id)).toEqual(['In Progress', 'Done', 'To Do']);
-    expect(await rows()).toEqual(['In Progress', 'Done', 'To Do']);
+    await expect.poll(rows).toEqual(['In Progress', 'Done', 'To Do']);
 
     // Escape cancels a keyboard move.
     await settled(page);
