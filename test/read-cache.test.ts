@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  ALL,
+  ANY_PROJECT,
+  ChangeTracker,
+  classify,
+  nameProjects,
+  PendingChanges,
+  scopesMarker,
+  TABLE_SCOPES,
+} from '../src/db/changes.js';
 import { connect, type Db, EXTERNAL_CHECK_MS } from '../src/db/connect.js';
+import { TABLES_IN_ORDER } from '../src/db/types.js';
 import { ReadCache, readCache } from '../src/domain/read-cache.js';
 import { createTestApp, dialect, type TestApp } from './helpers/app.js';
 import { makeProject, makeTicket, type ProjectOut } from './helpers/board.js';
@@ -8,108 +19,162 @@ import { type Client, signUp } from './helpers/factories.js';
 /** Waits until another process's commit is seen by this process's cached reads. */
 const pastExternalCheck = () => new Promise((r) => setTimeout(r, EXTERNAL_CHECK_MS + 1));
 
-/** A database whose change counters the test moves by hand. */
-function fakeGeneration() {
-  let local = 0;
-  let external = 0;
-  let reads = 0;
+/** A database seam whose changes the test announces by hand, on a real ChangeTracker. */
+function handTracked() {
+  const tracker = new ChangeTracker();
+  let refreshes = 0;
   const changes = {
-    local: () => local,
-    external: () => {
-      reads++;
-      return external;
+    tracker,
+    refresh: () => {
+      refreshes++;
     },
   };
   const db = { changes } as unknown as Db;
-  return {
-    db: { db },
-    /** Another write of this process (`local`) or of another process. */
-    write(where: 'local' | 'external' = 'local') {
-      if (where === 'local') local++;
-      else external++;
-    },
-    noGeneration() {
-      (db as { changes: unknown }).changes = null;
-    },
-    externalReads: () => reads,
-  };
+  return { db: { db }, tracker, refreshes: () => refreshes };
 }
 
+const P1 = ['project:p1'];
+const P2 = ['project:p2'];
+
 describe('the read cache', () => {
-  it('keeps an answer while the generation is unchanged and drops everything when it moves', async () => {
+  it('keeps an answer until one of its scopes changes, and only that answer', async () => {
     const cache = new ReadCache();
-    const g = fakeGeneration();
+    const g = handTracked();
     let computed = 0;
     const compute = async () => ++computed;
-    expect(await cache.get(g.db, 'k', compute)).toBe(1);
-    expect(await cache.get(g.db, 'k', compute)).toBe(1);
-    expect(await cache.get(g.db, 'other', compute)).toBe(2);
-    g.write();
-    expect(await cache.get(g.db, 'k', compute)).toBe(3);
-    g.write('external');
-    expect(await cache.get(g.db, 'k', compute)).toBe(4);
-    expect(cache.size).toBe(1);
+    expect(await cache.get(g.db, 'a', compute, () => P1)).toBe(1);
+    expect(await cache.get(g.db, 'a', compute, () => P1)).toBe(1);
+    expect(await cache.get(g.db, 'b', compute, () => P2)).toBe(2);
+    g.tracker.changed(['project:p2']);
+    expect(await cache.get(g.db, 'a', compute, () => P1)).toBe(1);
+    expect(await cache.get(g.db, 'b', compute, () => P2)).toBe(3);
+    g.tracker.changed(['users']);
+    expect(await cache.get(g.db, 'a', compute, () => P1)).toBe(1);
+    expect(await cache.get(g.db, 'c', compute, () => ['project:p1', 'users'])).toBe(4);
+    g.tracker.changed(['users']);
+    expect(await cache.get(g.db, 'c', compute, () => ['project:p1', 'users'])).toBe(5);
+    // Everything: every answer goes.
+    g.tracker.changed([ALL]);
+    expect(await cache.get(g.db, 'a', compute, () => P1)).toBe(6);
+    expect(await cache.get(g.db, 'b', compute, () => P2)).toBe(7);
+    expect(cache.stats).toEqual({ hits: 3, misses: 7 });
   });
 
-  it("reads the other processes' counter once per request, and this process's writes always", async () => {
+  it('drops an answer that shows several projects when any project changes', async () => {
     const cache = new ReadCache();
-    const g = fakeGeneration();
+    const g = handTracked();
+    let computed = 0;
+    const compute = async () => ++computed;
+    const linked = () => ['project:p1', ANY_PROJECT];
+    expect(await cache.get(g.db, 'a', compute, linked)).toBe(1);
+    g.tracker.changed(['users']);
+    expect(await cache.get(g.db, 'a', compute, linked)).toBe(1);
+    g.tracker.changed(['project:p9']);
+    expect(await cache.get(g.db, 'a', compute, linked)).toBe(2);
+  });
+
+  it("folds in the other processes' changes once per request", async () => {
+    const cache = new ReadCache();
+    const g = handTracked();
     const request = { db: g.db.db, readView: {} };
     let computed = 0;
     const compute = async () => ++computed;
-    expect(await cache.get(request, 'a', compute)).toBe(1);
-    expect(await cache.get(request, 'b', compute)).toBe(2);
-    expect(g.externalReads()).toBe(1);
-    g.write(); // this request's own write: its next read must see it
-    expect(await cache.get(request, 'a', compute)).toBe(3);
-    g.write('external'); // another process: the next request sees it
-    expect(await cache.get(request, 'a', compute)).toBe(3);
-    expect(await cache.get({ db: g.db.db, readView: {} }, 'a', compute)).toBe(4);
+    expect(await cache.get(request, 'a', compute, () => P1)).toBe(1);
+    expect(await cache.get(request, 'b', compute, () => P1)).toBe(2);
+    expect(g.refreshes()).toBe(1);
+    g.tracker.changed(P1); // this request's own write: its next read must see it
+    expect(await cache.get(request, 'a', compute, () => P1)).toBe(3);
+    expect(await cache.get({ db: g.db.db, readView: {} }, 'a', compute, () => P1)).toBe(3);
+    expect(g.refreshes()).toBe(2);
   });
 
-  it('keeps nothing computed while the database changed, nor anything without a generation', async () => {
+  it('keeps nothing computed while one of its scopes changed, nor anything without a tracker', async () => {
     const cache = new ReadCache();
-    const g = fakeGeneration();
+    const g = handTracked();
     let computed = 0;
-    const racing = async () => {
-      g.write(); // a write lands while the read runs
+    const racing = (scopes: string[]) => async () => {
+      g.tracker.changed(scopes); // a write lands while the read runs
       return ++computed;
     };
-    expect(await cache.get(g.db, 'k', racing)).toBe(1);
+    expect(await cache.get(g.db, 'k', racing(P1), () => P1)).toBe(1);
     expect(cache.size).toBe(0);
-    g.noGeneration(); // PostgreSQL
+    // A write elsewhere meanwhile does not matter.
+    expect(await cache.get(g.db, 'k', racing(P2), () => P1)).toBe(2);
+    expect(cache.size).toBe(1);
+    const none = { db: { changes: null } as unknown as Db };
     const compute = async () => ++computed;
-    expect(await cache.get(g.db, 'k', compute)).toBe(2);
-    expect(await cache.get(g.db, 'k', compute)).toBe(3);
-    expect(cache.size).toBe(0);
+    expect(await cache.get(none, 'n', compute, () => P1)).toBe(3);
+    expect(await cache.get(none, 'n', compute, () => P1)).toBe(4);
   });
 
   it('stays within its size budget, dropping the least recently used first', async () => {
     // Each entry counts 121 bytes (20 of text, its 1-character key, 100 of overhead): four fit, not five.
     const cache = new ReadCache(550);
-    const g = fakeGeneration();
+    const g = handTracked();
     const text = (n: number) => async () => 'x'.repeat(n);
-    await cache.get(g.db, 'a', text(20), (v) => v.length);
-    await cache.get(g.db, 'b', text(20), (v) => v.length);
-    await cache.get(g.db, 'c', text(20), (v) => v.length);
-    await cache.get(g.db, 'a', text(0), (v) => v.length); // a is used again
-    await cache.get(g.db, 'd', text(20), (v) => v.length);
-    await cache.get(g.db, 'e', text(20), (v) => v.length); // over 550: b, the least recently used, goes
-    let recomputed = false;
-    await cache.get(
-      g.db,
-      'b',
-      async () => {
-        recomputed = true;
-        return 'x'.repeat(20);
-      },
-      (v) => v.length,
-    );
-    expect(recomputed).toBe(true);
-    expect(await cache.get(g.db, 'a', text(0), (v) => v.length)).toHaveLength(20);
+    const get = (k: string, n: number) =>
+      cache.get(
+        g.db,
+        k,
+        text(n),
+        () => P1,
+        (v) => v.length,
+      );
+    await get('a', 20);
+    await get('b', 20);
+    await get('c', 20);
+    await get('a', 0); // a is used again
+    await get('d', 20);
+    await get('e', 20); // over 550: b, the least recently used, goes
+    expect(await get('b', 3)).toHaveLength(3);
+    expect(await get('a', 0)).toHaveLength(20);
+    expect(cache.bytes).toBeLessThanOrEqual(550);
     // A value larger than a quarter of the budget is answered, not kept.
-    await cache.get(g.db, 'huge', text(60), (v) => v.length);
-    expect(await cache.get(g.db, 'huge', text(1), (v) => v.length)).toHaveLength(1);
+    await get('huge', 60);
+    expect(await get('huge', 1)).toHaveLength(1);
+  });
+});
+
+describe('what a statement changes', () => {
+  it('knows every table of the schema', () => {
+    for (const table of TABLES_IN_ORDER) expect(TABLE_SCOPES[table], table).toBeDefined();
+  });
+
+  it('counts a project table for the named projects only, and for everything when none is named', () => {
+    const tx = new PendingChanges();
+    const write = (sql: string) => {
+      const st = classify(sql);
+      if (st.kind !== 'write') throw new Error(`not a write: ${sql}`);
+      tx.write(st);
+    };
+    tx.begin();
+    write('update "tickets" set "title" = ? where "id" = ?');
+    write('insert into "events" ("scope") values (?)');
+    expect(tx.scopes()).toEqual([ALL]);
+    tx.begin();
+    const marker = classify(scopesMarker(['project:abc']));
+    if (marker.kind !== 'marker') throw new Error('a marker');
+    tx.name(marker.scopes);
+    write('update "tickets" set "title" = ? where "id" = ?');
+    write('insert into "notifications" ("id") values (?)');
+    expect(tx.scopes()).toEqual(['project:abc']);
+    write('delete from "project_members" where "id" = ?');
+    expect(tx.scopes().sort()).toEqual(['access:abc', 'project:abc', 'projects']);
+    write('update "users" set "name" = ?');
+    expect(tx.scopes()).toContain('users');
+    write('create table "x" ("id" text)');
+    expect(tx.scopes()).toEqual([ALL]);
+    tx.begin();
+    write('insert into "somewhere_new" ("id") values (?)');
+    expect(tx.scopes()).toEqual([ALL]);
+    // Outside a transaction, a statement may name its own change: nothing, here.
+    tx.reset();
+    write(`update "sessions" set "last_used_at" = ? where "id" = ? ${scopesMarker([])}`);
+    expect(tx.scopes()).toEqual([]);
+    expect(classify('select 1').kind).toBe('read');
+    expect(classify('savepoint "a"').kind).toBe('read');
+    expect(classify('rollback to savepoint "a"').kind).toBe('read');
+    expect(classify('begin immediate').kind).toBe('begin');
   });
 });
 
@@ -137,59 +202,133 @@ describe('the generation of the database', () => {
   const db = () => t.app.services.db;
   const changes = () => {
     const c = db().changes;
-    if (!c) throw new Error('both databases have change counters');
+    if (!c) throw new Error('both databases track changes');
     return c;
   };
-  const generation = async () => `${changes().local()}.${await changes().external()}`;
 
-  it('counts every write of this process, even one rolled back, and not reads', async () => {
-    // Only this process's counter: on PostgreSQL the other one moves with the whole cluster.
-    const before = changes().local();
+  it('announces a committed write by the projects it named, and nothing for a rollback or a read', async () => {
+    const { tracker } = changes();
+    const mine = [`project:${p.id}`];
+    const before = tracker.seq;
     await db().kysely.selectFrom('users').selectAll().execute();
-    expect(changes().local()).toBe(before);
     await db()
       .kysely.transaction()
       .execute(async (tx) => {
+        await nameProjects(tx, [p.id]);
         await tx.updateTable('projects').set({ name: 'Renamed' }).where('id', '=', p.id).execute();
         throw new Error('roll back');
       })
       .catch(() => undefined);
-    expect(changes().local()).not.toBe(before);
+    expect(tracker.changedSince([...mine, 'users', 'auth'], before)).toBe(false);
+    await db()
+      .kysely.transaction()
+      .execute(async (tx) => {
+        await nameProjects(tx, ['elsewhere']);
+        await tx.updateTable('tickets').set({ title: 'x' }).where('id', '=', 'nothing').execute();
+      });
+    expect(tracker.changedSince(mine, before)).toBe(false);
+    expect(tracker.changedSince(['project:elsewhere'], before)).toBe(true);
+    await db().kysely.updateTable('tickets').set({ title: 'x' }).where('id', '=', 'nothing').execute();
+    expect(tracker.changedSince(mine, before)).toBe(true);
   });
 
-  it('moves with a commit made by another connection to the same file, within EXTERNAL_CHECK_MS', async () => {
-    const before = await generation();
-    await other.kysely
-      .updateTable('projects')
-      .set({ description: 'from elsewhere' })
-      .where('id', '=', p.id)
-      .execute();
-    await pastExternalCheck();
-    expect(await generation()).not.toBe(before);
-  });
-
-  it("reads the other processes' counter at most once per EXTERNAL_CHECK_MS", async () => {
+  it("folds in other processes' commits at most once per EXTERNAL_CHECK_MS", async () => {
     const c = changes();
     // A clock of the test's own, starting past the bound (so the first reading is fresh) and moved
     // by hand; afterwards real time catches up with it before the next test.
     let now = performance.now() + EXTERNAL_CHECK_MS;
     const clock = vi.spyOn(performance, 'now').mockImplementation(() => now);
     try {
-      const seen = await c.external();
+      await c.refresh();
+      const seen = c.tracker.seq;
       await other.kysely
         .updateTable('projects')
         .set({ description: 'quick' })
         .where('id', '=', p.id)
         .execute();
       now += EXTERNAL_CHECK_MS / 2;
-      expect(await c.external()).toBe(seen); // trusted within the bound
+      await c.refresh();
+      expect(c.tracker.changedSince([`project:${p.id}`], seen)).toBe(false); // trusted within the bound
       now += EXTERNAL_CHECK_MS / 2;
-      expect(await c.external()).not.toBe(seen); // read again once it has passed
+      await c.refresh();
+      expect(c.tracker.changedSince([`project:${p.id}`], seen)).toBe(true); // read again once it has passed
     } finally {
       clock.mockRestore();
       await new Promise((r) => setTimeout(r, 2 * EXTERNAL_CHECK_MS + 1));
     }
   });
+
+  it('keeps the reads of a project while another project is written, and drops them on its own writes', async () => {
+    const quiet = await makeProject(owner, { name: 'Quiet' });
+    const busy = await makeProject(owner, { name: 'Busy' });
+    const ticket = await makeTicket(owner, quiet.id, { title: 'Quiet one' });
+    const elsewhere = await makeTicket(owner, busy.id, { title: 'Busy one' });
+    const full = () => owner.get(`/api/projects/${quiet.id}/tickets/${ticket.key}`);
+    const list = () => owner.get(`/api/projects/${quiet.id}/tickets`);
+    await full();
+    await list();
+    const cache = readCache(db());
+    const before = cache.stats;
+    for (let i = 0; i < 3; i++) {
+      await owner.patch(`/api/projects/${busy.id}/tickets/${elsewhere.id}`, { title: `Busy ${i}` });
+      await owner.post(`/api/projects/${busy.id}/tickets/${elsewhere.id}/comments`, { content: `c${i}` });
+      expect((await full()).json().title).toBe('Quiet one');
+      expect((await list()).json()[0].title).toBe('Quiet one');
+    }
+    // Every ticket and list read above was a hit (the session and access answers too).
+    expect(cache.stats.misses).toBe(before.misses);
+    await owner.patch(`/api/projects/${quiet.id}/tickets/${ticket.id}`, { title: 'Changed' });
+    expect((await full()).json().title).toBe('Changed');
+    expect((await list()).json()[0].title).toBe('Changed');
+  });
+
+  it("shows a link made from another project on the linked ticket's cached read, and its removal", async () => {
+    const a = await makeProject(owner, { name: 'Linked to' });
+    const b = await makeProject(owner, { name: 'Linking from' });
+    const target = await makeTicket(owner, a.id, { title: 'Target' });
+    const source = await makeTicket(owner, b.id, { title: 'Source' });
+    const full = async () => (await owner.get(`/api/projects/${a.id}/tickets/${target.key}`)).json();
+    expect((await full()).links).toEqual([]);
+    expect((await full()).links).toEqual([]);
+    const made = await owner.post(`/api/projects/${b.id}/tickets/${source.id}/links`, {
+      targetTicketId: target.id,
+      linkType: 'blocks',
+    });
+    expect(made.statusCode).toBe(201);
+    expect((await full()).links.map((l: { ticket: { key: string } }) => l.ticket.key)).toEqual([source.key]);
+    // A change of the other project's ticket shows through the link.
+    await owner.patch(`/api/projects/${b.id}/tickets/${source.id}`, { title: 'Source renamed' });
+    expect((await full()).links[0].ticket.title).toBe('Source renamed');
+    expect((await owner.del(`/api/projects/${b.id}/tickets/${source.id}`)).statusCode).toBe(200);
+    expect((await full()).links).toEqual([]);
+  });
+
+  // Another instance on the same PostgreSQL database: its writes arrive through the change log.
+  it.runIf(dialect === 'postgres')(
+    "keeps a project's reads through another instance's writes elsewhere, and drops them for its writes there",
+    async () => {
+      const quiet = await makeProject(owner, { name: 'Quiet here' });
+      const busy = await makeProject(owner, { name: 'Busy there' });
+      const ticket = await makeTicket(owner, quiet.id, { title: 'Here' });
+      const there = await makeTicket(owner, busy.id, { title: 'There' });
+      const full = () => owner.get(`/api/projects/${quiet.id}/tickets/${ticket.key}`);
+      await full();
+      const cache = readCache(db());
+      const before = cache.stats.misses;
+      const write = (projectId: string, ticketId: string, title: string) =>
+        other.kysely.transaction().execute(async (tx) => {
+          await nameProjects(tx, [projectId]);
+          await tx.updateTable('tickets').set({ title }).where('id', '=', ticketId).execute();
+        });
+      await write(busy.id, there.id, 'There again');
+      await pastExternalCheck();
+      expect((await full()).json().title).toBe('Here');
+      expect(cache.stats.misses).toBe(before);
+      await write(quiet.id, ticket.id, 'Here, changed there');
+      await pastExternalCheck();
+      expect((await full()).json().title).toBe('Here, changed there');
+    },
+  );
 
   // PostgreSQL reads run on other connections while a transaction is open (SQLite has one).
   it.runIf(dialect === 'postgres')(

@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { ALL, ChangeTracker, classify, PendingChanges } from './changes.js';
 import type { Database } from './types.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -20,13 +22,19 @@ export interface Db {
    */
   arrays(query: CompiledQuery): Promise<unknown[][]>;
   /**
-   * Counters that move whenever anything in the database may have changed: `local`, every write
-   * statement of this process (counted before it runs, committed or not: free to read), and
-   * `external`, commits by other connections (read at most once per EXTERNAL_CHECK_MS: SQLite's
-   * data_version; PostgreSQL's WAL insert position, a query, hence the promise). An answer computed
-   * after reading both stays true while neither moves (src/domain/read-cache.ts).
+   * What changed when (src/db/changes.ts, decision 047): this process's writes are announced to
+   * `tracker` as they commit, by the scopes they changed; `refresh` folds in the changes other
+   * processes committed (at most once per EXTERNAL_CHECK_MS): on SQLite, any commit of another
+   * connection (`data_version`) changes everything; on PostgreSQL, each instance's commits leave
+   * their scopes in the change log (`cache_changes`), read here. An answer computed after a refresh
+   * stays true while none of the scopes it shows changes (src/domain/read-cache.ts).
    */
-  changes: { local(): number; external(): number | Promise<number> } | null;
+  changes: {
+    tracker: ChangeTracker;
+    refresh(): void | Promise<void>;
+    /** After the migrations: start writing and reading the change log, if this database has one. */
+    startLog?(): Promise<void>;
+  } | null;
   /** Every statement this process has sent, reads included (tests count the statements of a use case). */
   statements(): number;
   close(): Promise<void>;
@@ -58,10 +66,16 @@ pg.types.setTypeParser(700, (v) => Number(v));
 export const EXTERNAL_CHECK_MS = 1;
 
 /**
- * The statements that change nothing: everything else (insert, update, delete, begin, commit,
- * rollback, a `with` that may write, DDL) counts as a write. `select … for update` only locks.
+ * How long the change log keeps an entry (PostgreSQL). An instance that has not read the log for
+ * half of it drops its whole cache rather than trust a log that may have lost entries.
  */
-const READ_ONLY = /^\s*select\b/i;
+const LOG_KEEP_MS = 10 * 60_000;
+const CHANGE_LOG_LOCK = 727_070_003;
+/**
+ * A change log entry, written just before COMMIT under a transaction-level lock that makes ids
+ * commit in order: an instance that reads entries above the last id it saw never skips one.
+ */
+const LOG_CHANGE_SQL = `with l as (select pg_advisory_xact_lock(${CHANGE_LOG_LOCK})) insert into cache_changes (origin, scopes, created_at) select $1, $2, $3 from l`;
 
 export async function connect(opts: ConnectOptions): Promise<Db> {
   if (opts.databaseUrl) return connectPostgres(opts.databaseUrl, opts.pgSchema);
@@ -77,14 +91,38 @@ function connectSqlite(file: string): Db {
   raw.pragma('busy_timeout = 10000');
   // Kysely prepares every query afresh; caching statements by SQL text is several times faster.
   const cache = new Map<string, BetterSqlite3.Statement>();
-  let writes = 0;
   let statements = 0;
+  const tracker = new ChangeTracker();
+  // One connection, whose statements the driver runs one transaction at a time.
+  const pending = new PendingChanges();
   const dataVersion = raw.prepare('pragma data_version').pluck();
-  let external = 0;
-  let externalAt = Number.NEGATIVE_INFINITY;
+  let version = Number(dataVersion.get());
+  let versionAt = Number.NEGATIVE_INFINITY;
+  /** Runs nothing: a marker only names its transaction's scopes. */
+  const marker = { reader: false, run: () => ({ changes: 0, lastInsertRowid: 0 }) };
   const database = {
     close: () => raw.close(),
     prepare(text: string) {
+      // The driver runs the statement right after preparing it, synchronously: the change is
+      // announced here, before it happens (INSERT … RETURNING included, which the driver runs as a
+      // read), and no read can run in between.
+      const st = classify(text);
+      if (st.kind === 'marker') {
+        pending.name(st.scopes);
+        return marker;
+      }
+      if (st.kind === 'begin') pending.begin();
+      else if (st.kind === 'rollback') pending.reset();
+      else if (st.kind === 'commit') {
+        tracker.changed(pending.scopes());
+        pending.reset();
+      } else if (st.kind === 'write') {
+        pending.write(st);
+        if (!pending.inTransaction) {
+          tracker.changed(pending.scopes());
+          pending.reset();
+        }
+      }
       // Write transactions take the write lock at BEGIN: a deferred transaction that reads first and
       // writes later would fail with SQLITE_BUSY_SNAPSHOT when another process wrote in between.
       if (text === 'begin') text = 'begin immediate';
@@ -94,9 +132,6 @@ function connectSqlite(file: string): Db {
         if (cache.size >= 2000) cache.clear();
         cache.set(text, stmt);
       }
-      // The driver runs the statement right after preparing it, synchronously: counting here counts
-      // every write before it happens (INSERT … RETURNING included, which the driver runs as a read).
-      if (!stmt.readonly) writes++;
       statements++;
       return stmt;
     },
@@ -110,15 +145,16 @@ function connectSqlite(file: string): Db {
     pg: null,
     statements: () => statements,
     changes: {
-      local: () => writes,
-      external: () => {
+      tracker,
+      refresh: () => {
         // The time is taken before the reading, so a reading is never trusted for longer than the bound.
         const now = performance.now();
-        if (now - externalAt >= EXTERNAL_CHECK_MS) {
-          externalAt = now;
-          external = Number(dataVersion.get());
-        }
-        return external;
+        if (now - versionAt < EXTERNAL_CHECK_MS) return;
+        versionAt = now;
+        const v = Number(dataVersion.get());
+        // Another process (the CLI) committed: it says nothing of what, so everything changed.
+        if (v !== version) tracker.changed([ALL]);
+        version = v;
       },
     },
     async arrays(query) {
@@ -163,76 +199,157 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
-  // Every write statement of this process is counted twice: when it is sent, and when it is done.
-  // The second count matters for COMMIT: a read that ran on another connection while the commit was
-  // under way may have missed it, and must not be kept once the commit's answer is back.
-  let writes = 0;
   let statements = 0;
-  const counted = new WeakSet<pg.PoolClient>();
-  const countWrites = (client: pg.PoolClient) => {
-    if (counted.has(client)) return client;
-    counted.add(client);
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const tracker = new ChangeTracker();
+  // This instance's entries in the change log, which it has announced already.
+  const origin = randomBytes(8).toString('hex');
+  // The change log exists once the migrations made it (migrateToLatest calls startChangeLog).
+  let logOn = false;
+  const wrapped = new WeakSet<pg.PoolClient>();
+  const watch = (client: pg.PoolClient) => {
+    if (wrapped.has(client)) return client;
+    wrapped.add(client);
+    const pending = new PendingChanges();
+    const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    /** Records a committed change in the log, in its transaction, in commit order. */
+    const log = (scopes: string[]) =>
+      logOn ? query(LOG_CHANGE_SQL, [origin, scopes.join(' '), new Date().toISOString()]) : null;
     (client as { query: unknown }).query = (...args: unknown[]) => {
       const first = args[0] as string | { text?: string };
       const text = typeof first === 'string' ? first : (first?.text ?? '');
+      const st = classify(text);
+      if (st.kind === 'read') {
+        statements++;
+        return query(...args);
+      }
+      if (st.kind === 'marker') {
+        pending.name(st.scopes);
+        return Promise.resolve({ command: 'SELECT', rowCount: 0, rows: [], fields: [] });
+      }
       statements++;
-      if (READ_ONLY.test(text)) return query(...args);
-      writes++;
-      const result = query(...args);
-      if (result instanceof Promise) return result.finally(() => writes++);
-      writes++;
-      return result;
+      if (st.kind === 'begin') {
+        pending.begin();
+        return query(...args);
+      }
+      if (st.kind === 'rollback') {
+        pending.reset();
+        return query(...args);
+      }
+      if (st.kind === 'commit') {
+        const scopes = pending.scopes();
+        pending.reset();
+        if (scopes.length === 0) return query(...args);
+        // Announced once the commit has answered: a read on another connection that ran while
+        // the commit was under way may have missed it, and is then not kept (ChangeTracker).
+        return (async () => {
+          try {
+            await log(scopes);
+          } catch (err) {
+            await query('rollback').catch(() => {});
+            throw err;
+          }
+          try {
+            return await query(...args);
+          } finally {
+            tracker.changed(scopes);
+          }
+        })();
+      }
+      pending.write(st);
+      if (pending.inTransaction) return query(...args);
+      // A write outside any transaction: it and its log entry commit together.
+      const scopes = pending.scopes();
+      pending.reset();
+      if (scopes.length === 0 || !logOn) {
+        return query(...args).finally(() => tracker.changed(scopes));
+      }
+      return (async () => {
+        await query('begin');
+        try {
+          const result = await query(...args);
+          await log(scopes);
+          await query('commit');
+          return result;
+        } catch (err) {
+          await query('rollback').catch(() => {});
+          throw err;
+        } finally {
+          tracker.changed(scopes);
+        }
+      })();
     };
     return client;
   };
+  // Every client of the pool, whoever asks for it (Kysely, `arrays`, the change log's reading).
+  pool.on('connect', watch);
   const kysely = new Kysely<Database>({
     dialect: new PostgresDialect({
-      pool: { connect: async () => countWrites(await pool.connect()), end: () => pool.end() },
+      pool: { connect: () => pool.connect(), end: () => pool.end() },
     }),
   });
   await sql`select 1`.execute(kysely);
 
-  // Other instances' commits: the WAL insert position moves before any commit becomes visible (and
-  // with any other change of the cluster, which only empties the cache more often). One reading at
-  // a time; requests meanwhile share it. A failed reading trusts nothing: the counter moves.
-  let external = 0;
-  let externalAt = Number.NEGATIVE_INFINITY;
-  let lsn: string | null = null;
-  let reading: Promise<number> | null = null;
-  const readExternal = (now: number) =>
-    pool
-      .query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn')
-      .then(
-        (r) => {
-          if (r.rows[0].lsn !== lsn) {
-            lsn = r.rows[0].lsn;
-            external++;
-          }
-          externalAt = now;
-          return external;
-        },
-        () => ++external,
-      )
-      .finally(() => {
-        reading = null;
-      });
+  // Other instances' commits: their entries in the change log, read in id order (ids commit in
+  // order under LOG_CHANGE_SQL's lock). One reading at a time; requests meanwhile share it. A failed
+  // reading, a gap of more than LOG_KEEP_MS, or more entries than one reading takes trust nothing.
+  let seen = 0;
+  let refreshedAt = Number.NEGATIVE_INFINITY;
+  let prunedAt = performance.now();
+  let reading: Promise<void> | null = null;
+  const startLog = async () => {
+    const exists = await pool.query<{ t: string | null }>("select to_regclass('cache_changes')::text as t");
+    if (!exists.rows[0].t) return;
+    const head = await pool.query<{ id: number | null }>('select max(id) as id from cache_changes');
+    seen = Number(head.rows[0].id ?? 0);
+    refreshedAt = performance.now();
+    logOn = true;
+    tracker.changed([ALL]);
+  };
+  await startLog();
+  const readLog = async (now: number) => {
+    try {
+      if (!logOn) {
+        tracker.changed([ALL]);
+        return;
+      }
+      if (now - refreshedAt > LOG_KEEP_MS / 2) tracker.changed([ALL]);
+      const r = await pool.query<{ id: number; origin: string; scopes: string }>(
+        'select id, origin, scopes from cache_changes where id > $1 order by id limit 500',
+        [seen],
+      );
+      if (r.rows.length === 500) tracker.changed([ALL]);
+      for (const row of r.rows) {
+        if (row.origin !== origin) tracker.changed(row.scopes.split(' ').filter(Boolean));
+        seen = Math.max(seen, Number(row.id));
+      }
+      refreshedAt = now;
+      if (now - prunedAt > LOG_KEEP_MS / 10) {
+        prunedAt = now;
+        const cutoff = new Date(Date.now() - LOG_KEEP_MS).toISOString();
+        await pool.query('delete from cache_changes where created_at < $1', [cutoff]).catch(() => {});
+      }
+    } catch {
+      tracker.changed([ALL]);
+    } finally {
+      reading = null;
+    }
+  };
   return {
     kysely,
     dialect: 'postgres',
     pg: { connectionString, schema },
     statements: () => statements,
     changes: {
-      local: () => writes,
-      external: () => {
+      tracker,
+      refresh: () => {
         const now = performance.now();
-        if (now - externalAt < EXTERNAL_CHECK_MS) return external;
-        reading ??= readExternal(now);
+        if (now - refreshedAt < EXTERNAL_CHECK_MS) return;
+        reading ??= readLog(now);
         return reading;
       },
+      startLog,
     },
     async arrays(query) {
-      statements++;
       const res = await pool.query({ text: query.sql, values: [...query.parameters], rowMode: 'array' });
       return res.rows as unknown[][];
     },

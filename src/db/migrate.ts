@@ -13,6 +13,7 @@ import * as m030 from './migrations/030_notifications.js';
 import * as m040 from './migrations/040_search_index.js';
 import * as m041 from './migrations/041_saved_views.js';
 import * as m042 from './migrations/042_search_sort_index.js';
+import * as m076 from './migrations/076_cache_changes.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '040_search_index': m040,
   '041_saved_views': m041,
   '042_search_sort_index': m042,
+  '076_cache_changes': m076,
 };
 
 /** Every migration's name, in order. */
@@ -76,7 +78,7 @@ export async function migrateToLatest(
       }
     }
   }
-  return db.kysely.connection().execute(async (conn) => {
+  const applied = await db.kysely.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn);
     try {
       return await run(conn);
@@ -84,4 +86,7 @@ export async function migrateToLatest(
       await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.execute(conn);
     }
   });
+  // The read cache's change log exists now (migration 076).
+  await db.changes?.startLog?.();
+  return applied;
 }

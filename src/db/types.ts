@@ -334,6 +334,16 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   signing_keys: SigningKeysTable;
   saved_views: SavedViewsTable;
+  cache_changes: CacheChangesTable;
+}
+
+/** The read cache's change log (migration 076, decision 047): PostgreSQL only, kept ten minutes. */
+export interface CacheChangesTable {
+  id: Generated<number>;
+  origin: string;
+  /** Space-separated scopes (src/db/changes.ts). */
+  scopes: string;
+  created_at: string;
 }
 
 /** The audit log (migration 012): appended in the change's transaction, never updated. */
@@ -378,4 +388,5 @@ export const TABLES_IN_ORDER = [
   'mail_outbox',
   'signing_keys',
   'saved_views',
+  'cache_changes',
 ] as const satisfies readonly (keyof Database)[];

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { nameProjects } from '../db/changes.js';
 import type { ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import { parseTicketKey } from '../shared/tickets.js';
@@ -71,10 +72,17 @@ export async function projectAccess(
   // its own uncommitted rows).
   const found =
     db === ctx.db.kysely
-      ? await readCache(ctx.db).get(ctx, `access:${actor.userId}:${ref}`, lookup)
+      ? await readCache(ctx.db).get(ctx, `access:${actor.userId}:${ref}`, lookup, (v) =>
+          // Who may read the project (its row, its members), the user's powers; a project not
+          // found yet may be created.
+          v ? [`access:${v.project.id}`, 'users'] : ['projects', 'users'],
+        )
       : await lookup();
   if (!found) throw notFound(ERR.projectNotFound);
   const { project, memberRole } = found;
+  // In a write transaction: its writes to this project's tables change this project's cached
+  // reads only (src/db/changes.ts), not the whole cache.
+  if (db !== ctx.db.kysely) await nameProjects(db, [project.id]);
   const role: Role | null = actor.isSystemAdmin ? 'owner' : memberRole;
   if (!role) throw notFound(ERR.projectNotFound);
   if (!roleAtLeast(role, need)) throw forbidden();

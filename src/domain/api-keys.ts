@@ -1,7 +1,10 @@
+import { sql } from 'kysely';
 import type { z } from 'zod';
+import { scopesMarker } from '../db/changes.js';
 import { ERR } from '../shared/errors.js';
 import type { createApiKeyBody } from '../shared/security.js';
 import { audit } from './audit.js';
+import { SESSION_SCOPES } from './auth.js';
 import { type Actor, actorOf, type Ctx, type Services } from './context.js';
 import { AppError, badRequest, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
@@ -29,44 +32,52 @@ export const MAX_KEYS_PER_USER = 50;
  */
 export async function resolveApiKey(s: Services, key: string): Promise<Actor> {
   const keyHash = hashToken(key);
-  const row = await readCache(s.db).get(s, `api-key:${keyHash}`, async () => {
-    const [found] = await runPrepared(
-      s.db.kysely,
-      'api-key-resolve',
-      (db) =>
-        db
-          .selectFrom('api_keys')
-          .innerJoin('users', 'users.id', 'api_keys.user_id')
-          .select([
-            'api_keys.id as key_id',
-            'api_keys.last_used_at',
-            'api_keys.scope',
-            'api_keys.expires_at',
-            'users.id',
-            'users.is_active',
-            'users.must_change_password',
-            'users.two_factor_enabled',
-            (eb) =>
-              eb
-                .selectFrom('system_settings')
-                .select('require_two_factor')
-                .where('id', '=', 'system')
-                .as('require_two_factor'),
-          ])
-          .where('api_keys.key_hash', '=', arg(0)),
-      [keyHash],
-    );
-    return found ?? null;
-  });
+  const row = await readCache(s.db).get(
+    s,
+    `api-key:${keyHash}`,
+    async () => {
+      const [found] = await runPrepared(
+        s.db.kysely,
+        'api-key-resolve',
+        (db) =>
+          db
+            .selectFrom('api_keys')
+            .innerJoin('users', 'users.id', 'api_keys.user_id')
+            .select([
+              'api_keys.id as key_id',
+              'api_keys.last_used_at',
+              'api_keys.scope',
+              'api_keys.expires_at',
+              'users.id',
+              'users.is_active',
+              'users.must_change_password',
+              'users.two_factor_enabled',
+              (eb) =>
+                eb
+                  .selectFrom('system_settings')
+                  .select('require_two_factor')
+                  .where('id', '=', 'system')
+                  .as('require_two_factor'),
+            ])
+            .where('api_keys.key_hash', '=', arg(0)),
+        [keyHash],
+      );
+      return found ?? null;
+    },
+    () => SESSION_SCOPES,
+  );
   if (row?.is_active !== 1) throw new AppError(401, ERR.invalidApiKey);
   const now = nowIso();
   if (row.expires_at !== null && row.expires_at <= now) throw new AppError(401, ERR.invalidApiKey);
   // Record use at most once a minute, so that reads stay reads.
   if (!row.last_used_at || Date.parse(now) - Date.parse(row.last_used_at) > 60_000) {
+    // The kept key has its new time already; no cached answer shows it.
+    row.last_used_at = now;
     await s.db.kysely
       .updateTable('api_keys')
       .set({ last_used_at: now })
       .where('id', '=', row.key_id)
+      .modifyEnd(sql.raw(scopesMarker([])))
       .execute();
   }
   return {

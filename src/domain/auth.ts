@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { scopesMarker } from '../db/changes.js';
 import type { UsersTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import { type Attempt, attemptLimiter, nameAccount, userAccount } from './attempts.js';
@@ -139,6 +140,9 @@ interface KeptSession extends ResolvedSession {
   active: boolean;
 }
 
+/** What a kept session shows: the session, its user, and whether the system requires 2FA. */
+export const SESSION_SCOPES = ['auth', 'users', 'settings'] as const;
+
 /**
  * Resolves a session cookie to its user; expired sessions and disabled users resolve to null. The
  * answer is shared between requests (read cache): callers must not change it.
@@ -191,6 +195,7 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
         active: user.is_active === 1,
       };
     },
+    () => SESSION_SCOPES,
   );
   if (!session) return null;
   if (session.expiresAt <= Date.now()) {
@@ -206,6 +211,8 @@ export async function resolveSession(s: Services, token: string): Promise<Resolv
       .updateTable('sessions')
       .set({ last_used_at: new Date(now).toISOString() })
       .where('id', '=', session.sessionId)
+      // The kept session has its new time already; no cached answer shows it.
+      .modifyEnd(sql.raw(scopesMarker([])))
       .execute();
   }
   return session;

@@ -45,7 +45,7 @@ export interface Ctx extends Services {
   address: string | null;
   userAgent: string | null;
   /** The request's view for the read cache (src/domain/read-cache.ts); absent outside requests. */
-  readView?: { external?: number };
+  readView?: { refreshed?: boolean };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { nameProjects } from '../db/changes.js';
 import type { ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import { type createLinkBody, INVERSE_LINK, type LinkType } from '../shared/tickets.js';
@@ -70,6 +71,8 @@ export async function createLink(
       const { project } = await projectAccess(ctx, tx, projectRef);
       const ticket = await ticketInProject(tx, project, ticketRef);
       const target = await findTarget(ctx, tx, project, body.targetTicketId);
+      // The target's full read shows the link too: its project changes as well.
+      await nameProjects(tx, [target.project.id]);
       if (target.ticket.id === ticket.id)
         throw invalidField('targetTicketId', 'A ticket cannot be linked to itself');
       const c = CANONICAL[body.linkType];

@@ -33,18 +33,28 @@ export const defaultColumnRows = (projectId: string, now: string): ColumnsTable[
     created_at: now,
   }));
 
-/** Projects the caller can access (system administrators: all), by name. */
+/**
+ * Projects the caller can access (system administrators: all), by name, with their total in the
+ * same statement (a second one only for a page past the end, to count what it skipped).
+ */
 export async function listProjects(ctx: Ctx, q: z.infer<typeof listQuery>) {
   const db = ctx.db.kysely;
   const base = db.selectFrom('projects').where('id', 'in', visibleProjectIds(ctx, db));
-  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  const rows = base
+  const rows = await base
     .selectAll()
+    .select(sql<number>`count(*) over ()`.as('total_count'))
     .orderBy(sql`lower(name)`)
     .orderBy('key')
     .limit(q.limit ?? NO_LIMIT)
-    .offset(q.offset ?? 0);
-  return { items: (await rows.execute()).map(presentProject), total: Number(total.n) };
+    .offset(q.offset ?? 0)
+    .execute();
+  const total =
+    rows.length > 0
+      ? Number(rows[0].total_count)
+      : (q.offset ?? 0) === 0
+        ? 0
+        : Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  return { items: rows.map(({ total_count: _, ...p }) => presentProject(p)), total };
 }
 
 /** Creates a project: the caller becomes owner; default columns and sprint settings come with it. */

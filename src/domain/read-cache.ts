@@ -1,68 +1,85 @@
 import type { Db } from '../db/connect.js';
 
 /**
- * Where a cached read comes from: the database, and for a request, its view, which reads the
- * other processes' commit counter once per request (the request then answers as of its start for
- * their writes; this process's own writes count at once, always).
+ * Where a cached read comes from: the database, and for a request, its view, which folds in the
+ * other processes' changes once per request (the request then answers as of its start for their
+ * writes; this process's own writes count at once, always).
  */
 export interface ReadSource {
   db: Db;
-  readView?: { external?: number };
+  readView?: { refreshed?: boolean };
 }
 
 /**
  * Answers of the hottest reads (session lookup, project access, the full ticket read, the ticket
- * list as JSON text), kept while the database has not changed at all: every entry belongs to the
- * database generation read before it was computed (Db.changes), and the first read that sees
- * another generation drops them all. Any write anywhere invalidates everything, whatever the write
- * and whoever made it: this process's writes at once (a client never reads past its own write), the
- * commits of other processes (the CLI, another Docket on the same database) within
- * EXTERNAL_CHECK_MS (src/db/connect.ts). Reads inside a transaction never use it: they may see that
- * transaction's uncommitted rows.
+ * list as JSON text), each kept with the *scopes* it shows (src/db/changes.ts): a project's
+ * records, the users, sessions and keys, settings. A write drops, lazily, only the entries whose
+ * scopes it changed: this process's writes as they commit (a client never reads past its own
+ * write), other processes' commits from the change log (PostgreSQL) or as a change of everything
+ * (SQLite's other processes, the CLI) at the first read after them, at most EXTERNAL_CHECK_MS late
+ * (src/db/connect.ts). Reads inside a transaction never use it: they may see that transaction's
+ * uncommitted rows. Decision 047.
  *
  * Values are shared between requests: callers must not change what they get.
  */
 export class ReadCache {
-  readonly #entries = new Map<string, { value: unknown; size: number }>();
-  /** The generation the entries belong to: this process's write count and the external counter. */
-  #local = -1;
-  #external = -1;
+  readonly #entries = new Map<
+    string,
+    { value: unknown; size: number; scopes: readonly string[]; at: number }
+  >();
   #size = 0;
+  #hits = 0;
+  #misses = 0;
 
   constructor(
     /** Budget for the kept values and their keys, in estimated bytes (DOCKET_READ_CACHE_MB). */
     readonly maxSize = 16 * 1024 * 1024,
   ) {}
 
-  /** The value kept under `key` for the database's current generation, else `compute()`'s, kept. */
+  /**
+   * The value kept under `key` while none of its scopes changed, else `compute()`'s, kept with the
+   * scopes `scopesOf` names for it.
+   */
   async get<T>(
     from: ReadSource,
     key: string,
     compute: () => Promise<T>,
+    /** The scopes the value shows (src/db/changes.ts): a change to any of them drops it. */
+    scopesOf: (value: T) => readonly string[],
     /** The value's size in bytes (a JSON text: its length); small records are counted as 256. */
     sizeOf: (value: T) => number = () => 256,
   ): Promise<T> {
     const changes = from.db.changes;
-    if (!changes) return compute();
-    const seen = from.readView?.external ?? changes.external();
-    const external = typeof seen === 'number' ? seen : await seen;
-    if (from.readView) from.readView.external = external;
-    const local = changes.local();
-    if (local !== this.#local || external !== this.#external) this.#reset(local, external);
+    if (!changes || this.maxSize === 0) return compute();
+    if (!from.readView?.refreshed) {
+      const refreshing = changes.refresh();
+      if (refreshing) await refreshing;
+      if (from.readView) from.readView.refreshed = true;
+    }
+    const { tracker } = changes;
     const hit = this.#entries.get(key);
     if (hit) {
-      // Most recently used last: eviction takes from the front.
       this.#entries.delete(key);
-      this.#entries.set(key, hit);
-      return hit.value as T;
+      if (!tracker.changedSince(hit.scopes, hit.at)) {
+        // Most recently used last: eviction takes from the front.
+        this.#entries.set(key, hit);
+        this.#hits++;
+        return hit.value as T;
+      }
+      this.#size -= hit.size;
     }
+    this.#misses++;
+    const at = tracker.seq;
     const value = await compute();
-    // A write during compute() moved the generation on: the value may already be stale, keep nothing.
-    if (this.#local !== local || this.#external !== external || changes.local() !== local) return value;
+    const scopes = scopesOf(value);
+    // A write during compute() changed what the value shows: it may already be stale, keep nothing.
+    if (tracker.changedSince(scopes, at)) return value;
     // Keys, the map entry and the string headers: about 100 bytes on top of the value.
     const size = sizeOf(value) + key.length + 100;
     if (size > this.maxSize / 4) return value;
-    this.#entries.set(key, { value, size });
+    const old = this.#entries.get(key);
+    if (old) this.#size -= old.size;
+    this.#entries.set(key, { value, size, scopes, at });
     this.#size += size;
     for (const [k, e] of this.#entries) {
       if (this.#size <= this.maxSize) break;
@@ -72,15 +89,19 @@ export class ReadCache {
     return value;
   }
 
+  /** Entries kept (some may be stale, dropped when next asked for). */
   get size() {
     return this.#entries.size;
   }
 
-  #reset(local: number, external: number) {
-    this.#entries.clear();
-    this.#size = 0;
-    this.#local = local;
-    this.#external = external;
+  /** Estimated bytes kept. */
+  get bytes() {
+    return this.#size;
+  }
+
+  /** Answers served from the cache and computed, since the start. */
+  get stats() {
+    return { hits: this.#hits, misses: this.#misses };
   }
 }
 

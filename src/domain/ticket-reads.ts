@@ -1,6 +1,7 @@
 /** The ticket reads of the HTTP API: the board list and the full read, as JSON text through the read cache. */
 
 import { type ExpressionBuilder, sql } from 'kysely';
+import { ANY_PROJECT } from '../db/changes.js';
 import type { Database, ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import type { TicketListQuery } from '../shared/tickets.js';
@@ -39,6 +40,7 @@ export async function listTicketsJson(ctx: Ctx, projectRef: string, q: TicketLis
       const { items, total } = await listTicketsOf(ctx, project, q);
       return { json: JSON.stringify(items), total };
     },
+    () => [`project:${project.id}`, 'users'],
     (v) => v.json.length,
   );
 }
@@ -173,6 +175,11 @@ export async function getTicketJson(ctx: Ctx, projectRef: string, ticketRef: str
       const out = await presentTicketByRef(db, project, ref);
       return out ? { json: JSON.stringify(out), foreign: foreignProjectKeys(out.links, project.key) } : null;
     },
+    // Links to other projects' tickets show those tickets: any project's change drops the read.
+    (v) =>
+      v?.foreign.length
+        ? [`project:${project.id}`, 'users', ANY_PROJECT]
+        : [`project:${project.id}`, 'users'],
     (v) => v?.json.length ?? 1,
   );
   if (kept === null) throw notFound(ERR.ticketNotFound);

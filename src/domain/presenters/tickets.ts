@@ -1,4 +1,5 @@
 import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import { jsonRows, parseJsonRows } from '../../db/json.js';
 import type { Database, TicketsTable } from '../../db/types.js';
 import { INVERSE_LINK, type LinkOut, type LinkType } from '../../shared/tickets.js';
 import type { Tx } from '../context.js';
@@ -342,25 +343,105 @@ async function presentFullRows(tx: Tx, projectKey: string, rows: Awaited<ReturnT
     watchersOf(tx, ids),
     linksOf(tx, ids),
   ]);
+  return rows.map((t) =>
+    fullView(t, projectKey, labels.get(t.id) ?? [], watchers.get(t.id) ?? [], links.get(t.id) ?? []),
+  );
+}
+
+type FullRow = Awaited<ReturnType<typeof fullRows>>[number];
+
+/** One full read from its row and its lists. */
+function fullView(
+  t: FullRow,
+  projectKey: string,
+  ls: { id: string; name: string; color: string }[],
+  ws: Person[],
+  links: LinkView[],
+) {
   // Plain property reads: object rest on wide rows is many times slower.
-  return rows.map((t) => {
-    const ls = labels.get(t.id) ?? [];
-    const ws = watchers.get(t.id) ?? [];
-    return {
-      ...presentTicketBase(t, projectKey),
-      labelIds: ls.map((l) => l.id),
-      watcherIds: ws.map((w) => w.id),
-      column: { id: t.column_id, name: t.c_name },
-      assignee: person(t.assignee_id, t.a_username, t.a_name, t.a_avatar),
-      reporter: person(t.reporter_id, t.r_username, t.r_name, t.r_avatar) ?? { ...DELETED_USER },
-      sprint: t.sprint_id && t.s_name !== null ? { id: t.sprint_id, name: t.s_name } : null,
-      labels: ls,
-      watchers: ws.map(({ id, name }) => ({ id, name })),
-      links: links.get(t.id) ?? [],
-      attachmentCount: Number(t.attachment_count ?? 0),
-      commentCount: Number(t.comment_count ?? 0),
-    };
-  });
+  return {
+    ...presentTicketBase(t, projectKey),
+    labelIds: ls.map((l) => l.id),
+    watcherIds: ws.map((w) => w.id),
+    column: { id: t.column_id, name: t.c_name },
+    assignee: person(t.assignee_id, t.a_username, t.a_name, t.a_avatar),
+    reporter: person(t.reporter_id, t.r_username, t.r_name, t.r_avatar) ?? { ...DELETED_USER },
+    sprint: t.sprint_id && t.s_name !== null ? { id: t.sprint_id, name: t.s_name } : null,
+    labels: ls,
+    watchers: ws.map(({ id, name }) => ({ id, name })),
+    links,
+    attachmentCount: Number(t.attachment_count ?? 0),
+    commentCount: Number(t.comment_count ?? 0),
+  };
+}
+
+/**
+ * The full read of one ticket in one statement: its row, column, people, sprint and counts, and
+ * its labels, watchers and links as JSON built by the database (src/db/json.ts).
+ */
+const fullOneQuery = (tx: Tx) =>
+  fullQuery(tx).select([
+    jsonRows(
+      tx,
+      [sql`l.id`, sql`l.name`, sql`l.color`],
+      sql`from ticket_labels tl join labels l on l.id = tl.label_id where tl.ticket_id = t.id`,
+      sql`l.name`,
+    ).as('labels_json'),
+    jsonRows(
+      tx,
+      [sql`u.id`, sql`u.username`, sql`u.name`, sql`u.avatar`],
+      sql`from ticket_watchers w join users u on u.id = w.user_id where w.ticket_id = t.id`,
+      sql`u.username`,
+    ).as('watchers_json'),
+    // Each link as seen from this ticket: whether it is the source, and the ticket at the other end.
+    jsonRows(
+      tx,
+      [
+        sql`k.id`,
+        sql`k.link_type`,
+        sql`case when k.source_ticket_id = t.id then 1 else 0 end`,
+        sql`o.id`,
+        sql`p.key`,
+        sql`o.number`,
+        sql`o.title`,
+        sql`o.type`,
+        sql`o.priority`,
+        sql`o.column_id`,
+      ],
+      sql`from ticket_links k join tickets o on o.id = case when k.source_ticket_id = t.id then k.target_ticket_id else k.source_ticket_id end join projects p on p.id = o.project_id where k.source_ticket_id = t.id or k.target_ticket_id = t.id`,
+      sql`k.created_at, k.id`,
+    ).as('links_json'),
+  ]);
+
+type LinkCells = [string, string, number, string, string, number, string, string, string, string];
+
+function presentOneRow(
+  t: FullRow & { labels_json: unknown; watchers_json: unknown; links_json: unknown },
+  projectKey: string,
+) {
+  const labels = parseJsonRows<[string, string, string]>(t.labels_json).map(([id, name, color]) => ({
+    id,
+    name,
+    color,
+  }));
+  const watchers = parseJsonRows<[string, string, string | null, string | null]>(t.watchers_json).map(
+    ([id, username, name, avatar]) => ({ id, name: name ?? username, avatar: avatarUrl(avatar) }),
+  );
+  const links = parseJsonRows<LinkCells>(t.links_json).map(
+    ([id, type, isSource, otherId, key, number, title, ticketType, priority, columnId]): LinkView => ({
+      id,
+      linkType: Number(isSource) === 1 ? (type as LinkType) : INVERSE_LINK[type as LinkType],
+      ticket: {
+        id: otherId,
+        key: `${key}-${number}`,
+        title,
+        type: ticketType,
+        priority,
+        columnId,
+      } as LinkView['ticket'],
+    }),
+  );
+  return fullView(t, projectKey, labels, watchers, links);
 }
 
 /**
@@ -391,8 +472,19 @@ export async function presentTicketByRef(
   project: { id: string; key: string },
   ref: { id: string } | { number: number },
 ): Promise<TicketFull | null> {
-  const rows = await fullRows(tx, { projectId: project.id, ...ref });
-  if (rows.length === 0) return null;
-  const [view] = await presentFullRows(tx, project.key, rows);
-  return view;
+  const [row] =
+    'number' in ref
+      ? await runPrepared(
+          tx,
+          'ticket-one-by-number',
+          (db) => fullOneQuery(db).where('t.project_id', '=', arg(0)).where('t.number', '=', arg<number>(1)),
+          [project.id, ref.number],
+        )
+      : await runPrepared(
+          tx,
+          'ticket-one-by-id',
+          (db) => fullOneQuery(db).where('t.project_id', '=', arg(0)).where('t.id', '=', arg(1)),
+          [project.id, ref.id],
+        );
+  return row ? presentOneRow(row, project.key) : null;
 }
