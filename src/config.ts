@@ -73,6 +73,8 @@ const schema = z.object({
   DOCKET_MAIL_FROM: z.string().min(3).max(320).optional(),
   DOCKET_MAIL_SENDER: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
   DOCKET_MAIL_LEASE_SECONDS: int(2, 3600).default(120),
+  DOCKET_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(500).optional(),
+  DOCKET_DRAIN_SECONDS: int(0, 600).default(5),
   DOCKET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -120,6 +122,10 @@ export interface Config {
   mailSender: boolean;
   /** How long a claimed outbox message is this instance's before another may send it. */
   mailLeaseSeconds: number;
+  /** The Bearer token of GET /metrics; unset: no metrics (src/server/metrics.ts). */
+  metricsToken?: string;
+  /** On SIGTERM: seconds answering /api/ready 503 before the streams close and the server stops. */
+  drainSeconds: number;
   /** PostgreSQL schema (tests only). */
   pgSchema?: string;
   /** Argon2 setting of new password hashes; only the test suite sets `test` (src/domain/passwords.ts). */
@@ -172,5 +178,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailFrom: e.DOCKET_MAIL_FROM,
     mailSender: e.DOCKET_MAIL_SENDER === 'on',
     mailLeaseSeconds: e.DOCKET_MAIL_LEASE_SECONDS,
+    metricsToken: e.DOCKET_METRICS_TOKEN,
+    drainSeconds: e.DOCKET_DRAIN_SECONDS,
   };
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { type CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './types.js';
 
@@ -29,6 +29,10 @@ export interface Db {
   changes: { local(): number; external(): number | Promise<number> } | null;
   /** Every statement this process has sent, reads included (tests count the statements of a use case). */
   statements(): number;
+  /** The PostgreSQL pool's connections (up to 10) for /metrics; null on SQLite (one connection). */
+  poolStats(): { total: number; idle: number; waiting: number } | null;
+  /** Calls `observe` with the seconds each statement took (src/server/metrics.ts); null stops it. */
+  observeQueries(observe: ((seconds: number) => void) | null): void;
   close(): Promise<void>;
 }
 
@@ -101,7 +105,11 @@ function connectSqlite(file: string): Db {
       return stmt;
     },
   };
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: database as never }) });
+  const timing = queryTiming();
+  const kysely = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: database as never }),
+    log: timing.log,
+  });
   // Raw (array) mode is a property of the statement: these get statements of their own.
   const rawCache = new Map<string, BetterSqlite3.Statement>();
   return {
@@ -109,6 +117,8 @@ function connectSqlite(file: string): Db {
     dialect: 'sqlite',
     pg: null,
     statements: () => statements,
+    poolStats: () => null,
+    observeQueries: timing.observe,
     changes: {
       local: () => writes,
       external: () => {
@@ -132,7 +142,12 @@ function connectSqlite(file: string): Db {
       statements++;
       // Through the driver's connection lock: the one connection may be inside another request's
       // transaction, whose uncommitted rows this read must not see.
-      return kysely.connection().execute(async () => run.all(...query.parameters) as unknown[][]);
+      return kysely.connection().execute(async () => {
+        const t0 = performance.now();
+        const rows = run.all(...query.parameters) as unknown[][];
+        timing.took(performance.now() - t0);
+        return rows;
+      });
     },
     async close() {
       await kysely.destroy();
@@ -186,10 +201,12 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     };
     return client;
   };
+  const timing = queryTiming();
   const kysely = new Kysely<Database>({
     dialect: new PostgresDialect({
       pool: { connect: async () => countWrites(await pool.connect()), end: () => pool.end() },
     }),
+    log: timing.log,
   });
   await sql`select 1`.execute(kysely);
 
@@ -222,6 +239,8 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     dialect: 'postgres',
     pg: { connectionString, schema },
     statements: () => statements,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    observeQueries: timing.observe,
     changes: {
       local: () => writes,
       external: () => {
@@ -233,11 +252,29 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     },
     async arrays(query) {
       statements++;
+      const t0 = performance.now();
       const res = await pool.query({ text: query.sql, values: [...query.parameters], rowMode: 'array' });
+      timing.took(performance.now() - t0);
       return res.rows as unknown[][];
     },
     async close() {
       await kysely.destroy();
+    },
+  };
+}
+
+/**
+ * Statement timing for /metrics: Kysely's log reports each query's duration; the raw array reads
+ * time themselves. Nothing is recorded until an observer is set.
+ */
+function queryTiming() {
+  let observer: ((seconds: number) => void) | null = null;
+  const took = (ms: number) => observer?.(ms / 1000);
+  return {
+    took,
+    log: (event: LogEvent) => took(event.queryDurationMillis),
+    observe: (fn: ((seconds: number) => void) | null) => {
+      observer = fn;
     },
   };
 }

@@ -334,6 +334,7 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   signing_keys: SigningKeysTable;
   saved_views: SavedViewsTable;
+  rate_limits: RateLimitsTable;
 }
 
 /** The audit log (migration 012): appended in the change's transaction, never updated. */
@@ -379,3 +380,11 @@ export const TABLES_IN_ORDER = [
   'signing_keys',
   'saved_views',
 ] as const satisfies readonly (keyof Database)[];
+
+/** A fixed-window rate-limit counter (migration 063), shared by every instance on the database. */
+export interface RateLimitsTable {
+  key: string;
+  count: number;
+  /** Milliseconds since the epoch. */
+  reset_at: number;
+}

@@ -28,6 +28,9 @@ export class ReadCache {
   #local = -1;
   #external = -1;
   #size = 0;
+  /** Look-ups answered from the cache, and computed (/metrics reads both). */
+  hits = 0;
+  misses = 0;
 
   constructor(
     /** Budget for the kept values and their keys, in estimated bytes (DOCKET_READ_CACHE_MB). */
@@ -54,8 +57,10 @@ export class ReadCache {
       // Most recently used last: eviction takes from the front.
       this.#entries.delete(key);
       this.#entries.set(key, hit);
+      this.hits++;
       return hit.value as T;
     }
+    this.misses++;
     const value = await compute();
     // A write during compute() moved the generation on: the value may already be stale, keep nothing.
     if (this.#local !== local || this.#external !== external || changes.local() !== local) return value;

@@ -17,6 +17,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { pruneAudit } from '../domain/audit.js';
 import type { Services } from '../domain/context.js';
 import { setPasswordHashing } from '../domain/passwords.js';
+import { pruneRateLimits } from '../domain/rate-limit.js';
 import { readCache } from '../domain/read-cache.js';
 import { ensureSettings } from '../domain/settings.js';
 import { ensureBootstrapAdmin } from '../domain/users.js';
@@ -25,6 +26,8 @@ import { setupEvents } from '../events/setup.js';
 import { DiskFileStore } from '../files/storage.js';
 import { setupMail } from '../mail/setup.js';
 import { ERR } from '../shared/errors.js';
+import { registerDrain } from './drain.js';
+import { setupMetrics } from './metrics.js';
 import { registerAuth } from './plugins/auth.js';
 import { plainSerializer, registerContractChecks } from './plugins/contracts.js';
 import { registerErrorHandler } from './plugins/errors.js';
@@ -166,6 +169,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   await setupEvents(app, services, hub);
   setupMail(app, services);
+  setupMetrics(app, services);
+  registerDrain(app, config.drainSeconds);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(plainSerializer);
@@ -238,5 +243,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const auditPruner = setInterval(pruneAuditLog, 3_600_000);
   auditPruner.unref();
   app.addHook('onClose', async () => clearInterval(auditPruner));
+  // Rate-limit counters whose window has ended (docs/decisions/042-several-instances.md).
+  const rateLimitPruner = setInterval(
+    () => pruneRateLimits(db).catch((err) => services.log.warn({ err }, 'pruning rate limits failed')),
+    300_000,
+  );
+  rateLimitPruner.unref();
+  app.addHook('onClose', async () => clearInterval(rateLimitPruner));
   return app;
 }

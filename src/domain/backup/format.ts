@@ -19,7 +19,13 @@ export const BACKUP_VERSION = 2;
 
 export type BackupTable = Exclude<
   keyof Database,
-  'sessions' | 'events' | 'audit_log' | 'mail_outbox' | 'signing_keys'
+  | 'sessions'
+  | 'events'
+  | 'audit_log'
+  | 'mail_outbox'
+  | 'signing_keys'
+  // Short-lived counters (docs/decisions/042-several-instances.md): a restore starts them afresh.
+  | 'rate_limits'
 >;
 
 /** The tables in a backup, parents first (the insert order; deletes run in reverse). */
