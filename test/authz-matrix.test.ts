@@ -36,6 +36,9 @@ const PROJECT_OWNER = (ok: number): Row => [401, 404, 403, 403, ok, ok, 404];
 const EXPECT: Record<string, Row> = {
   // Public
   'GET /api/health': ALL_200,
+  'GET /api/ready': ALL_200,
+  // Only with DOCKET_METRICS_TOKEN set (test/operations.test.ts); no user credential opens it.
+  'GET /metrics': [404, 404, 404, 404, 404, 404, 404],
   'POST /api/auth/register': [201, 201, 201, 201, 201, 201, 201],
   'POST /api/auth/callback/credentials': ALL_200,
   'POST /api/auth/verify-credentials': ALL_200,
