@@ -596,11 +596,12 @@ describe('authorization matrix', () => {
           want = ERR.notWithApiKey;
         else if (status === 403 && route.auth === 'admin') want = ERR.adminRequired;
         else if (status === 404 && actor === 'nonMember')
-          want = route.url.startsWith('/uploads/')
-            ? ERR.notFound
-            : route.url.startsWith('/api/views/')
-              ? ERR.viewNotFound
-              : ERR.projectNotFound;
+          want =
+            route.url.startsWith('/uploads/') || route.url === '/metrics'
+              ? ERR.notFound
+              : route.url.startsWith('/api/views/')
+                ? ERR.viewNotFound
+                : ERR.projectNotFound;
         if (want && error !== want)
           mismatches.push(`${where}: error ${JSON.stringify(error)} (expected ${want})`);
         if (status >= 500) mismatches.push(`${where}: server error`);
