@@ -57,7 +57,14 @@ export async function startS3Server(): Promise<S3Server> {
     fs.rmSync(dir, { recursive: true, force: true });
     throw err;
   });
-  const endpoint = proc.url;
+  return s3ServerAt(proc.url, async () => {
+    await proc.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+}
+
+/** The test S3 server at `endpoint`, started elsewhere (the s3 test project's global setup). */
+export function s3ServerAt(endpoint: string, stopServer: () => Promise<void> = async () => {}): S3Server {
   const client = new S3Client({
     endpoint,
     region: REGION,
@@ -122,8 +129,7 @@ export async function startS3Server(): Promise<S3Server> {
     },
     async stop() {
       client.destroy();
-      await proc.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await stopServer();
     },
   };
 }
