@@ -23,7 +23,7 @@ import { ensureSettings } from '../domain/settings.js';
 import { ensureBootstrapAdmin } from '../domain/users.js';
 import { EventHub, type SessionEnd } from '../events/hub.js';
 import { setupEvents } from '../events/setup.js';
-import { DiskFileStore } from '../files/storage.js';
+import { openFileStore } from '../files/open-store.js';
 import { setupMail } from '../mail/setup.js';
 import { ERR } from '../shared/errors.js';
 import { registerDrain } from './drain.js';
@@ -139,7 +139,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     db,
     config,
     events: hub,
-    files: new DiskFileStore(path.join(config.dataDir, 'uploads')),
+    files: openFileStore(config),
     log: app.log,
   };
   app.decorate('services', services);
@@ -165,6 +165,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     }
   });
   app.addHook('onClose', async () => {
+    services.files.close();
     if (!opts.db) await db.close();
   });
   await setupEvents(app, services, hub);
