@@ -2,21 +2,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialect } from './helpers/app.js';
 import { newKey } from './helpers/board.js';
 import { PASSWORD } from './helpers/factories.js';
+import { multipartBody } from './helpers/files.js';
 import { type Balancer, haproxyInstalled, startBalancer } from './helpers/haproxy.js';
 import { type HttpUser, type ProcessDatabase, processDatabase, signUpOver } from './helpers/instances.js';
+import { type S3Server, startS3Server } from './helpers/s3-server.js';
 import { type ServerProcess, startDocketFromSource } from './helpers/server.js';
 import { SseClient } from './helpers/sse.js';
 
 /**
- * Two Docket instances on one PostgreSQL database behind HAProxy (Debian's package, running the
- * shipped deploy/haproxy.cfg), without sticky sessions: everything a client does through the
- * balancer works whichever instance answers, a stream follows a forced switch with Last-Event-ID,
+ * Two Docket instances on one PostgreSQL database and one S3 bucket (a real S3 test server) behind
+ * HAProxy (Debian's package, running the shipped deploy/haproxy.cfg), without sticky sessions: what
+ * a client does through the balancer works whichever instance answers, a file uploaded to one
+ * instance is served by the other, a stream follows a forced switch with Last-Event-ID,
  * the login limit holds across both, and an instance killed under load loses no acknowledged write.
  * PostgreSQL only: SQLite is one machine's embedded database (docs/deploy.md).
  */
 const METRICS_TOKEN = 'balanced-metrics-token-123';
 
 let db: ProcessDatabase;
+let s3: S3Server;
+let bucket: string;
 let a: ServerProcess;
 let b: ServerProcess;
 let lb: Balancer;
@@ -27,8 +32,9 @@ const hostOf = (s: ServerProcess) => new URL(s.url).host;
 async function startInstance(name: string): Promise<ServerProcess> {
   return startDocketFromSource({
     ...db.env,
-    // Each instance its own disk: whatever they share goes through the database (and the bucket).
+    // Each instance its own disk: whatever they share goes through the database and the bucket.
     DOCKET_DATA_DIR: `${db.dataDir}/${name}`,
+    ...s3.env(bucket),
     DOCKET_TRUST_PROXY: '1',
     DOCKET_LOGIN_LIMIT: '3',
     DOCKET_METRICS_TOKEN: METRICS_TOKEN,
@@ -65,6 +71,8 @@ const run = dialect === 'postgres' && haproxyInstalled();
 beforeAll(async () => {
   if (!run) return;
   db = await processDatabase('lb');
+  s3 = await startS3Server();
+  bucket = await s3.createBucket();
   // One after the other: the second finds the schema migrated (both would also wait on the lock).
   a = await startInstance('a');
   b = await startInstance('b');
@@ -75,6 +83,7 @@ afterAll(async () => {
   for (const s of streams) s.close();
   await lb?.stop();
   await Promise.all([a?.stop(), b?.stop()]);
+  await s3?.stop();
   await db?.drop();
 }, 60_000);
 
@@ -95,6 +104,33 @@ describe.runIf(run)('two instances behind HAProxy on one PostgreSQL', () => {
     const served = { method: 'GET', route: '/api/projects/:projectId', status: '200' };
     expect(await metric(a, 'docket_http_request_duration_seconds_count', served)).toBeGreaterThanOrEqual(1);
     expect(await metric(b, 'docket_http_request_duration_seconds_count', served)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('serves a file uploaded to one instance from the other, through the shared bucket', async () => {
+    const bytes = Buffer.from(`Release notes for the balanced test ${Date.now()}\n`);
+    const { payload, headers } = multipartBody([
+      { filename: 'notes.txt', contentType: 'text/plain', data: bytes },
+    ]);
+    const up = await fetch(`${a.url}/api/upload`, {
+      method: 'POST',
+      headers: { ...headers, cookie: user.cookie },
+      body: payload,
+    });
+    expect(up.status).toBe(201);
+    const { url } = (await up.json()) as { url: string };
+    const name = url.split('/').pop() as string;
+    expect((await s3.keys(bucket)).some((k) => k.endsWith(name))).toBe(true);
+    // B has its own, empty disk: only the bucket can answer.
+    const direct = await fetch(`${b.url}${url}`, { headers: { cookie: user.cookie } });
+    expect(direct.status).toBe(200);
+    expect(Buffer.from(await direct.arrayBuffer())).toEqual(bytes);
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(`${lb.url}${url}`, { headers: { cookie: user.cookie } });
+      expect(res.status).toBe(200);
+      expect(Buffer.from(await res.arrayBuffer())).toEqual(bytes);
+    }
+    // Access control holds on every instance: no cookie, no file.
+    expect((await fetch(`${b.url}${url}`)).status).toBe(401);
   });
 
   it('follows a project stream across a switch the balancer forces, replaying what it missed', async () => {
