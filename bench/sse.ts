@@ -63,6 +63,7 @@ async function startServer(): Promise<{ url: string; pid: number }> {
       DOCKET_LOG_LEVEL: 'info',
       DOCKET_REGISTER_LIMIT: '100000',
       DOCKET_LOGIN_LIMIT: '100000',
+      DOCKET_DRAIN_SECONDS: '0',
     },
     ready: 'listening',
     onStdout: (chunk) => {

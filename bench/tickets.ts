@@ -51,7 +51,7 @@ const children: ChildProcess[] = [];
 async function startDocket(env: Record<string, string>): Promise<string> {
   const started = await startProcess({
     args: ['--import', 'tsx', 'src/server/main.ts'],
-    env: { ...env, DOCKET_LOG_LEVEL: LOG_LEVEL },
+    env: { ...env, DOCKET_LOG_LEVEL: LOG_LEVEL, DOCKET_DRAIN_SECONDS: '0' },
   });
   children.push(started.child);
   return started.url;

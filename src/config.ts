@@ -73,6 +73,21 @@ const schema = z.object({
   DOCKET_MAIL_FROM: z.string().min(3).max(320).optional(),
   DOCKET_MAIL_SENDER: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
   DOCKET_MAIL_LEASE_SECONDS: int(2, 3600).default(120),
+  DOCKET_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(500).optional(),
+  DOCKET_DRAIN_SECONDS: int(0, 600).default(5),
+  DOCKET_S3_ENDPOINT: z.url({ error: 'must be a full URL such as https://s3.example.com' }).optional(),
+  DOCKET_S3_BUCKET: z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+      'must be a bucket name (3-63 lower-case letters, digits, dots, dashes)',
+    )
+    .optional(),
+  DOCKET_S3_REGION: z.string().min(1).default('us-east-1'),
+  DOCKET_S3_ACCESS_KEY_ID: z.string().optional(),
+  DOCKET_S3_SECRET_ACCESS_KEY: z.string().optional(),
+  DOCKET_S3_FORCE_PATH_STYLE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  DOCKET_S3_PRESIGN: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   DOCKET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -120,12 +135,33 @@ export interface Config {
   mailSender: boolean;
   /** How long a claimed outbox message is this instance's before another may send it. */
   mailLeaseSeconds: number;
+  /** The Bearer token of GET /metrics; unset: no metrics (src/server/metrics.ts). */
+  metricsToken?: string;
+  /** On SIGTERM: seconds answering /api/ready 503 before the streams close and the server stops. */
+  drainSeconds: number;
+  /** Files in an S3-compatible bucket instead of the data directory (src/files/s3-store.ts). */
+  s3?: S3Config;
   /** PostgreSQL schema (tests only). */
   pgSchema?: string;
   /** Argon2 setting of new password hashes; only the test suite sets `test` (src/domain/passwords.ts). */
   passwordHashing?: PasswordHashing;
   /** Check every JSON answer and event against its declared schema (the test suite only). */
   checkContracts?: boolean;
+}
+
+/** The S3-compatible bucket that holds the files when `DOCKET_S3_BUCKET` is set. */
+export interface S3Config {
+  /** Omitted for AWS itself (the region's endpoint). */
+  endpoint?: string;
+  bucket: string;
+  region: string;
+  /** Both or neither; without them the SDK's own credential chain (instance role, AWS_*). */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  /** `https://endpoint/bucket/key` instead of `https://bucket.endpoint/key` (MinIO and most others). */
+  forcePathStyle: boolean;
+  /** Downloads redirect to a short-lived presigned URL instead of streaming through Docket. */
+  presign: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -144,7 +180,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'Invalid configuration:\n  DOCKET_ADMIN_PASSWORD: required when DOCKET_ADMIN_USERNAME is set',
     );
   }
+  const s3Named = Object.keys(cleaned).filter((k) => k.startsWith('DOCKET_S3_') && k !== 'DOCKET_S3_BUCKET');
+  if (!e.DOCKET_S3_BUCKET && s3Named.length > 0) {
+    throw new ConfigError(
+      `Invalid configuration:\n  DOCKET_S3_BUCKET: required when ${s3Named.join(', ')} ${s3Named.length > 1 ? 'are' : 'is'} set`,
+    );
+  }
+  if (!e.DOCKET_S3_ACCESS_KEY_ID !== !e.DOCKET_S3_SECRET_ACCESS_KEY) {
+    throw new ConfigError(
+      'Invalid configuration:\n  DOCKET_S3_ACCESS_KEY_ID, DOCKET_S3_SECRET_ACCESS_KEY: set both or neither',
+    );
+  }
   return {
+    s3: e.DOCKET_S3_BUCKET
+      ? {
+          endpoint: e.DOCKET_S3_ENDPOINT,
+          bucket: e.DOCKET_S3_BUCKET,
+          region: e.DOCKET_S3_REGION,
+          accessKeyId: e.DOCKET_S3_ACCESS_KEY_ID,
+          secretAccessKey: e.DOCKET_S3_SECRET_ACCESS_KEY,
+          forcePathStyle: e.DOCKET_S3_FORCE_PATH_STYLE === 'true',
+          presign: e.DOCKET_S3_PRESIGN === 'true',
+        }
+      : undefined,
     port: e.PORT,
     host: e.HOST,
     dataDir: path.resolve(e.DOCKET_DATA_DIR),
@@ -172,5 +230,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailFrom: e.DOCKET_MAIL_FROM,
     mailSender: e.DOCKET_MAIL_SENDER === 'on',
     mailLeaseSeconds: e.DOCKET_MAIL_LEASE_SECONDS,
+    metricsToken: e.DOCKET_METRICS_TOKEN,
+    drainSeconds: e.DOCKET_DRAIN_SECONDS,
   };
 }

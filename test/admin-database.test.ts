@@ -68,6 +68,7 @@ describe('the backup format covers the schema', () => {
         'mail_outbox',
         'signing_keys',
         'cache_changes',
+        'rate_limits',
       ]),
     );
     for (const table of BACKUP_TABLES) {

@@ -73,7 +73,7 @@ describe('adding and listing attachments', () => {
       createdAt: expect.any(String),
       uploader: { id: member.userId, name: member.username, avatar: null },
     });
-    expect(storedFiles(t.config, 'attachments')).toContain(storedName(a.url));
+    expect(await storedFiles(t.config, 'attachments')).toContain(storedName(a.url));
     const read = await owner.get(`/api/projects/${project.id}/tickets/${ticket.id}`);
     expect(read.json().attachmentCount).toBe(1);
   });
@@ -113,7 +113,7 @@ describe('adding and listing attachments', () => {
 
   it('checks attachments like any upload and leaves nothing behind when refusing', async () => {
     const ticket = await makeTicket(owner, project.id);
-    const before = allUploadAreaFiles(t.config);
+    const before = await allUploadAreaFiles(t.config);
     const html = await upload(member, attachmentsUrl(ticket.id), {
       filename: 'x.png',
       contentType: 'image/png',
@@ -137,13 +137,13 @@ describe('adding and listing attachments', () => {
     } finally {
       await setSettings(sysAdmin, { maxVideoSize: DEFAULT_SETTINGS.maxVideoSize });
     }
-    expect(allUploadAreaFiles(t.config)).toEqual(before);
+    expect(await allUploadAreaFiles(t.config)).toEqual(before);
     expect(await attachmentRows(ticket.id)).toEqual([]);
   });
 
   it('hides the project from non-members (404) and reports unknown tickets (404) without storing anything', async () => {
     const ticket = await makeTicket(owner, project.id);
-    const before = allUploadAreaFiles(t.config);
+    const before = await allUploadAreaFiles(t.config);
     const part = { filename: 'a.txt', contentType: 'text/plain', data: makeText() };
     const list = await outsider.get(attachmentsUrl(ticket.id));
     expect(list.statusCode).toBe(404);
@@ -158,7 +158,7 @@ describe('adding and listing attachments', () => {
     const foreign = await upload(outsider, attachmentsUrl(ticket.id, otherProject.id), part);
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json()).toEqual({ error: 'Ticket not found' });
-    expect(allUploadAreaFiles(t.config)).toEqual(before);
+    expect(await allUploadAreaFiles(t.config)).toEqual(before);
     expect((await t.app.inject({ method: 'GET', url: attachmentsUrl(ticket.id) })).statusCode).toBe(401);
   });
 
@@ -191,7 +191,7 @@ describe('the attachment limit per ticket', () => {
         });
         expect(ok.statusCode, ok.body).toBe(201);
       }
-      const before = allUploadAreaFiles(t.config);
+      const before = await allUploadAreaFiles(t.config);
       const third = await upload(member, attachmentsUrl(ticket.id), {
         filename: '3.txt',
         contentType: 'text/plain',
@@ -199,7 +199,7 @@ describe('the attachment limit per ticket', () => {
       });
       expect(third.statusCode).toBe(400);
       expect(third.json()).toEqual({ error: 'Attachment limit reached' });
-      expect(allUploadAreaFiles(t.config)).toEqual(before);
+      expect(await allUploadAreaFiles(t.config)).toEqual(before);
       // Another ticket has its own count.
       const other = await makeTicket(owner, project.id);
       expect(
@@ -239,7 +239,7 @@ describe('the attachment limit per ticket', () => {
       expect(codes).toEqual([201, 201, 400, 400, 400, 400]);
       const rows = await attachmentRows(ticket.id);
       expect(rows).toHaveLength(3);
-      const onDisk = storedFiles(t.config, 'attachments');
+      const onDisk = await storedFiles(t.config, 'attachments');
       for (const r of rows) expect(onDisk).toContain(r.stored_name);
       // No file of a refused upload stays behind.
       const all = (await attachmentRows()).map((r) => r.stored_name).sort();
@@ -305,7 +305,7 @@ describe('deleting attachments', () => {
     const res = await member.del(`${attachmentsUrl(ticket.id)}/${a.id}`);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ success: true });
-    expect(storedFiles(t.config, 'attachments')).not.toContain(storedName(a.url));
+    expect(await storedFiles(t.config, 'attachments')).not.toContain(storedName(a.url));
     expect(await attachmentRows(ticket.id)).toEqual([]);
     expect((await member.get(a.url)).statusCode).toBe(404);
     expect((await eventsOf('attachment.deleted')).at(-1)).toEqual({
@@ -331,7 +331,7 @@ describe('deleting attachments', () => {
     ).json();
     const denied = await other.del(`${attachmentsUrl(ticket.id)}/${a.id}`);
     expect(denied.statusCode).toBe(403);
-    expect(storedFiles(t.config, 'attachments')).toContain(storedName(a.url));
+    expect(await storedFiles(t.config, 'attachments')).toContain(storedName(a.url));
     expect((await outsider.del(`${attachmentsUrl(ticket.id)}/${a.id}`)).statusCode).toBe(404);
     expect((await owner.del(`${attachmentsUrl(ticket.id)}/${a.id}`)).statusCode).toBe(200);
   });
@@ -363,7 +363,7 @@ describe('files of deleted tickets, projects and users', () => {
       })
     ).json();
     expect((await owner.del(`/api/projects/${project.id}/tickets/${ticket.id}`)).statusCode).toBe(200);
-    expect(storedFiles(t.config, 'attachments')).not.toContain(storedName(a.url));
+    expect(await storedFiles(t.config, 'attachments')).not.toContain(storedName(a.url));
     expect((await owner.get(a.url)).statusCode).toBe(404);
   });
 
@@ -377,9 +377,9 @@ describe('files of deleted tickets, projects and users', () => {
         data: makeText(),
       })
     ).json();
-    expect(storedFiles(t.config, 'attachments')).toContain(storedName(a.url));
+    expect(await storedFiles(t.config, 'attachments')).toContain(storedName(a.url));
     expect((await owner.del(`/api/projects/${doomed.id}`)).statusCode).toBe(200);
-    expect(storedFiles(t.config, 'attachments')).not.toContain(storedName(a.url));
+    expect(await storedFiles(t.config, 'attachments')).not.toContain(storedName(a.url));
   });
 
   it("keeps a deleted user's attachments in shared projects, shown as by a deleted user, and removes those of their solo projects", async () => {
@@ -407,7 +407,7 @@ describe('files of deleted tickets, projects and users', () => {
       confirmation: 'delete my account',
     });
     expect(del.statusCode, del.body).toBe(200);
-    const files = storedFiles(t.config, 'attachments');
+    const files = await storedFiles(t.config, 'attachments');
     expect(files).toContain(storedName(kept.url));
     expect(files).not.toContain(storedName(gone.url));
     const list = await owner.get(attachmentsUrl(shared.id));

@@ -36,6 +36,9 @@ const PROJECT_OWNER = (ok: number): Row => [401, 404, 403, 403, ok, ok, 404];
 const EXPECT: Record<string, Row> = {
   // Public
   'GET /api/health': ALL_200,
+  'GET /api/ready': ALL_200,
+  // Only with DOCKET_METRICS_TOKEN set (test/operations.test.ts); no user credential opens it.
+  'GET /metrics': [404, 404, 404, 404, 404, 404, 404],
   'POST /api/auth/register': [201, 201, 201, 201, 201, 201, 201],
   'POST /api/auth/callback/credentials': ALL_200,
   'POST /api/auth/verify-credentials': ALL_200,
@@ -593,11 +596,12 @@ describe('authorization matrix', () => {
           want = ERR.notWithApiKey;
         else if (status === 403 && route.auth === 'admin') want = ERR.adminRequired;
         else if (status === 404 && actor === 'nonMember')
-          want = route.url.startsWith('/uploads/')
-            ? ERR.notFound
-            : route.url.startsWith('/api/views/')
-              ? ERR.viewNotFound
-              : ERR.projectNotFound;
+          want =
+            route.url.startsWith('/uploads/') || route.url === '/metrics'
+              ? ERR.notFound
+              : route.url.startsWith('/api/views/')
+                ? ERR.viewNotFound
+                : ERR.projectNotFound;
         if (want && error !== want)
           mismatches.push(`${where}: error ${JSON.stringify(error)} (expected ${want})`);
         if (status >= 500) mismatches.push(`${where}: server error`);

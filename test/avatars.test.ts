@@ -54,7 +54,7 @@ describe('POST /api/me/avatar', () => {
       expect(res.json()).toEqual({
         avatar: expect.stringMatching(/^\/uploads\/avatars\/\d+-[0-9a-f]+\.webp$/),
       });
-      const stored = readStored(t.config, 'avatars', nameOf(res.json().avatar));
+      const stored = await readStored(t.config, 'avatars', nameOf(res.json().avatar));
       const meta = await sharp(stored).metadata();
       expect(meta).toMatchObject({ format: 'webp', width: 256, height: 256 });
       expect((await user.get('/api/me')).json().avatar).toBe(res.json().avatar);
@@ -84,7 +84,7 @@ describe('POST /api/me/avatar', () => {
       data: wide,
     });
     expect(res.statusCode, res.body).toBe(200);
-    const { data, info } = await sharp(readStored(t.config, 'avatars', nameOf(res.json().avatar)))
+    const { data, info } = await sharp(await readStored(t.config, 'avatars', nameOf(res.json().avatar)))
       .raw()
       .toBuffer({ resolveWithObject: true });
     for (const x of [5, 128, 250]) {
@@ -104,7 +104,7 @@ describe('POST /api/me/avatar', () => {
       contentType: 'image/jpeg',
       data: source,
     });
-    const stored = readStored(t.config, 'avatars', nameOf(res.json().avatar));
+    const stored = await readStored(t.config, 'avatars', nameOf(res.json().avatar));
     const meta = await sharp(stored).metadata();
     expect(meta.exif).toBeUndefined();
     expect(meta.icc).toBeUndefined();
@@ -129,7 +129,7 @@ describe('POST /api/me/avatar', () => {
       })
     ).json().avatar;
     expect(second).not.toBe(first);
-    const files = storedFiles(t.config, 'avatars');
+    const files = await storedFiles(t.config, 'avatars');
     expect(files).not.toContain(nameOf(first));
     expect(files).toContain(nameOf(second));
     const events = await t.app.services.db.kysely
@@ -160,7 +160,7 @@ describe('POST /api/me/avatar', () => {
     expect(results.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
     const current = await avatarColumn(user.userId);
     const mine = new Set(results.map((r) => nameOf(r.json().avatar)));
-    const left = storedFiles(t.config, 'avatars').filter((f) => mine.has(f));
+    const left = (await storedFiles(t.config, 'avatars')).filter((f) => mine.has(f));
     expect(left).toEqual([current]);
   });
 
@@ -191,11 +191,11 @@ describe('POST /api/me/avatar', () => {
     'refuses %s with 400 File type not allowed and the four image types',
     async (_label, filename, contentType, make) => {
       const user = await signUp(t.app);
-      const before = allUploadAreaFiles(t.config);
+      const before = await allUploadAreaFiles(t.config);
       const res = await upload(user, '/api/me/avatar', { filename, contentType, data: await make() });
       expect(res.statusCode).toBe(400);
       expect(res.json()).toEqual({ error: 'File type not allowed', allowed: AVATAR_TYPES });
-      expect(allUploadAreaFiles(t.config)).toEqual(before);
+      expect(await allUploadAreaFiles(t.config)).toEqual(before);
       expect(await avatarColumn(user.userId)).toBeNull();
     },
   );
@@ -204,7 +204,7 @@ describe('POST /api/me/avatar', () => {
     const user = await signUp(t.app);
     const png = await makePng();
     const broken = Buffer.concat([png.subarray(0, 40), Buffer.alloc(200, 7)]);
-    const before = allUploadAreaFiles(t.config);
+    const before = await allUploadAreaFiles(t.config);
     const res = await upload(user, '/api/me/avatar', {
       filename: 'a.png',
       contentType: 'image/png',
@@ -212,13 +212,13 @@ describe('POST /api/me/avatar', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toBe('File type not allowed');
-    expect(allUploadAreaFiles(t.config)).toEqual(before);
+    expect(await allUploadAreaFiles(t.config)).toEqual(before);
   });
 
   it('refuses an image over 2 MB with 400 File too large, maxSize and actualSize, whatever the image limit', async () => {
     const user = await signUp(t.app);
     const big = await makeBigPng(2 * 1024 * 1024 + 50_000);
-    const before = allUploadAreaFiles(t.config);
+    const before = await allUploadAreaFiles(t.config);
     const res = await upload(user, '/api/me/avatar', {
       filename: 'big.png',
       contentType: 'image/png',
@@ -226,7 +226,7 @@ describe('POST /api/me/avatar', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'File too large', maxSize: 2 * 1024 * 1024, actualSize: big.length });
-    expect(allUploadAreaFiles(t.config)).toEqual(before);
+    expect(await allUploadAreaFiles(t.config)).toEqual(before);
     expect(await avatarColumn(user.userId)).toBeNull();
   });
 
@@ -252,7 +252,7 @@ describe('DELETE /api/me/avatar', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ success: true });
     expect((await user.get('/api/me')).json().avatar).toBeNull();
-    expect(storedFiles(t.config, 'avatars')).not.toContain(nameOf(url));
+    expect(await storedFiles(t.config, 'avatars')).not.toContain(nameOf(url));
     expect((await user.get(url)).statusCode).toBe(404);
     const last = await t.app.services.db.kysely
       .selectFrom('events')
@@ -277,10 +277,10 @@ describe('deleting a user', () => {
         data: await makePng(),
       })
     ).json().avatar;
-    expect(storedFiles(t.config, 'avatars')).toContain(nameOf(url));
+    expect(await storedFiles(t.config, 'avatars')).toContain(nameOf(url));
     const res = await user.del('/api/me/account', { password: PASSWORD, confirmation: 'delete my account' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(storedFiles(t.config, 'avatars')).not.toContain(nameOf(url));
+    expect(await storedFiles(t.config, 'avatars')).not.toContain(nameOf(url));
     expect((await admin.get(url)).statusCode).toBe(404);
   });
 });

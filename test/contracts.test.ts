@@ -99,6 +99,7 @@ describe('answers: declared by every route and kept', () => {
       'get /api/mcp',
       'delete /api/mcp',
       'get /api/notifications/unsubscribe',
+      'get /metrics',
     ]);
     const missing: string[] = [];
     let operations = 0;

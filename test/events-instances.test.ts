@@ -1,12 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dialect, pgUrl } from './helpers/app.js';
+import { dialect } from './helpers/app.js';
 import { PASSWORD, unique } from './helpers/factories.js';
+import { type ProcessDatabase, processDatabase } from './helpers/instances.js';
 import { type ServerProcess, startDocketFromSource } from './helpers/server.js';
 import { SseClient } from './helpers/sse.js';
 
@@ -22,16 +19,13 @@ interface Instance {
 
 const servers: ServerProcess[] = [];
 const clients: SseClient[] = [];
-let dataDir: string;
-let databaseUrl: string | undefined;
-let database: string | undefined;
+let database: ProcessDatabase;
 let a: Instance;
 let b: Instance;
 
 async function startInstance(name: string): Promise<Instance> {
   const started = await startDocketFromSource({
-    DOCKET_DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl ?? '',
+    ...database.env,
     DOCKET_LOG_LEVEL: 'info',
     DOCKET_SSE_KEEPALIVE_SECONDS: '0.3',
     DOCKET_REGISTER_LIMIT: '1000',
@@ -87,18 +81,7 @@ async function listen(inst: Instance, cookie: string, headers: Record<string, st
 }
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docket-instances-'));
-  if (dialect === 'postgres') {
-    if (!pgUrl) throw new Error('DOCKET_TEST_DATABASE_URL is required for the postgres test project');
-    database = `docket_mi_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: pgUrl });
-    await admin.connect();
-    await admin.query(`create database "${database}"`);
-    await admin.end();
-    const u = new URL(pgUrl);
-    u.pathname = `/${database}`;
-    databaseUrl = u.toString();
-  }
+  database = await processDatabase('mi');
   a = await startInstance('A');
   b = await startInstance('B');
 }, 120_000);
@@ -106,13 +89,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of clients) c.close();
   await Promise.all(servers.map((s) => s.stop()));
-  fs.rmSync(dataDir, { recursive: true, force: true });
-  if (database && pgUrl) {
-    const admin = new pg.Client({ connectionString: pgUrl });
-    await admin.connect();
-    await admin.query(`drop database if exists "${database}" with (force)`);
-    await admin.end();
-  }
+  await database?.drop();
 }, 60_000);
 
 describe(`two server processes on one ${dialect === 'postgres' ? 'PostgreSQL database' : 'SQLite file'}`, () => {
@@ -196,7 +173,7 @@ describe(`two server processes on one ${dialect === 'postgres' ? 'PostgreSQL dat
       const user = await signUpVia(a);
       const onB = await signInVia(b, user.username);
       const streamB = await listen(b, onB.cookie);
-      const admin = new pg.Client({ connectionString: databaseUrl });
+      const admin = new pg.Client({ connectionString: database.env.DATABASE_URL });
       await admin.connect();
       try {
         const listeners = `select pid from pg_stat_activity where datname = current_database() and application_name = 'docket-events'`;

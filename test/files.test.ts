@@ -46,10 +46,10 @@ async function uploadsCount() {
 
 /** Runs `fn` and checks that it left no stored file, no temporary file and no record behind. */
 async function leavesNothing(fn: () => Promise<void>) {
-  const files = allUploadAreaFiles(t.config);
+  const files = await allUploadAreaFiles(t.config);
   const records = await uploadsCount();
   await fn();
-  expect(allUploadAreaFiles(t.config)).toEqual(files);
+  expect(await allUploadAreaFiles(t.config)).toEqual(files);
   expect(await uploadsCount()).toBe(records);
 }
 
@@ -97,7 +97,7 @@ describe('GET /api/upload', () => {
       ...multipartBody([{ filename: 'a.txt', contentType: 'text/plain', data: makeText() }]),
     });
     expect(res.statusCode).toBe(401);
-    expect(allUploadAreaFiles(t.config)).toEqual([]);
+    expect(await allUploadAreaFiles(t.config)).toEqual([]);
   });
 });
 
@@ -128,7 +128,7 @@ describe('POST /api/upload accepts allowed files', () => {
         size: data.length,
       });
       const stored = body.url.split('/').pop();
-      expect(readStored(t.config, 'files', stored).equals(data)).toBe(true);
+      expect((await readStored(t.config, 'files', stored)).equals(data)).toBe(true);
       const row = await t.app.services.db.kysely
         .selectFrom('uploads')
         .selectAll()
@@ -158,7 +158,7 @@ describe('POST /api/upload accepts allowed files', () => {
 
   it('never lets a file name choose where the file goes: the path is dropped and the stored name is generated', async () => {
     const data = await makePng();
-    const before = allUploadAreaFiles(t.config).length;
+    const before = (await allUploadAreaFiles(t.config)).length;
     const res = await upload(user, '/api/upload', {
       filename: '../../etc/passwd.png',
       contentType: 'image/png',
@@ -174,7 +174,7 @@ describe('POST /api/upload accepts allowed files', () => {
     });
     expect(windows.statusCode, windows.body).toBe(201);
     expect(windows.json().filename).toBe('evil.png');
-    const files = allUploadAreaFiles(t.config);
+    const files = await allUploadAreaFiles(t.config);
     expect(files.length).toBe(before + 2);
     expect(
       files.every((f) =>
@@ -721,7 +721,7 @@ describe('over real HTTP', () => {
       expect(answer.status).toBe(400);
       expect(JSON.parse(answer.body)).toMatchObject({ error: 'File too large', maxSize: 100_000 });
       expect(answer.connection).toBe('close');
-      expect(allUploadAreaFiles(real.config)).toEqual([]);
+      expect(await allUploadAreaFiles(real.config)).toEqual([]);
       const health = await fetch(`http://127.0.0.1:${port}/api/upload`, {
         headers: { cookie: owner.cookie },
       });
@@ -748,8 +748,8 @@ describe('over real HTTP', () => {
       expect(res.status).toBe(201);
       const body = await res.json();
       expect(body.size).toBe(video.length);
-      expect(readStored(real.config, 'files', body.url.split('/').pop()).equals(video)).toBe(true);
-      expect(storedFiles(real.config, 'files')).toHaveLength(1);
+      expect((await readStored(real.config, 'files', body.url.split('/').pop())).equals(video)).toBe(true);
+      expect(await storedFiles(real.config, 'files')).toHaveLength(1);
     } finally {
       await real.close();
     }

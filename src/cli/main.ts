@@ -20,7 +20,7 @@ import { hashPassword } from '../domain/passwords.js';
 import { ensureSettings } from '../domain/settings.js';
 import { temporaryPassword } from '../domain/temporary-password.js';
 import { createUserDirect } from '../domain/users.js';
-import { DiskFileStore } from '../files/storage.js';
+import { openFileStore } from '../files/open-store.js';
 import { passwordSchema, usernameSchema } from '../shared/accounts.js';
 
 const HELP = `Docket: the operator's command line.
@@ -106,10 +106,14 @@ async function withServices<T>(fn: (s: Services, db: Db) => Promise<T>): Promise
       db,
       config,
       events: { published() {}, origin: null },
-      files: new DiskFileStore(path.join(config.dataDir, 'uploads')),
+      files: openFileStore(config),
       log: quietLog,
     };
-    return await fn(services, db);
+    try {
+      return await fn(services, db);
+    } finally {
+      services.files.close();
+    }
   } finally {
     await db.close();
   }

@@ -61,6 +61,7 @@ export const TABLE_SCOPES: Record<string, TableClass> = {
   saved_views: [],
   uploads: [],
   cache_changes: [],
+  rate_limits: [],
   kysely_migration: [ALL],
   kysely_migration_lock: [ALL],
 };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { type CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { ALL, ChangeTracker, classify, PendingChanges } from './changes.js';
 import type { Database } from './types.js';
@@ -37,6 +37,10 @@ export interface Db {
   } | null;
   /** Every statement this process has sent, reads included (tests count the statements of a use case). */
   statements(): number;
+  /** The PostgreSQL pool's connections (up to 10) for /metrics; null on SQLite (one connection). */
+  poolStats(): { total: number; idle: number; waiting: number } | null;
+  /** Calls `observe` with the seconds each statement took (src/server/metrics.ts); null stops it. */
+  observeQueries(observe: ((seconds: number) => void) | null): void;
   close(): Promise<void>;
 }
 
@@ -136,7 +140,11 @@ function connectSqlite(file: string): Db {
       return stmt;
     },
   };
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: database as never }) });
+  const timing = queryTiming();
+  const kysely = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: database as never }),
+    log: timing.log,
+  });
   // Raw (array) mode is a property of the statement: these get statements of their own.
   const rawCache = new Map<string, BetterSqlite3.Statement>();
   return {
@@ -144,6 +152,8 @@ function connectSqlite(file: string): Db {
     dialect: 'sqlite',
     pg: null,
     statements: () => statements,
+    poolStats: () => null,
+    observeQueries: timing.observe,
     changes: {
       tracker,
       refresh: () => {
@@ -168,7 +178,12 @@ function connectSqlite(file: string): Db {
       statements++;
       // Through the driver's connection lock: the one connection may be inside another request's
       // transaction, whose uncommitted rows this read must not see.
-      return kysely.connection().execute(async () => run.all(...query.parameters) as unknown[][]);
+      return kysely.connection().execute(async () => {
+        const t0 = performance.now();
+        const rows = run.all(...query.parameters) as unknown[][];
+        timing.took(performance.now() - t0);
+        return rows;
+      });
     },
     async close() {
       await kysely.destroy();
@@ -282,10 +297,12 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
   };
   // Every client of the pool, whoever asks for it (Kysely, `arrays`, the change log's reading).
   pool.on('connect', watch);
+  const timing = queryTiming();
   const kysely = new Kysely<Database>({
     dialect: new PostgresDialect({
       pool: { connect: () => pool.connect(), end: () => pool.end() },
     }),
+    log: timing.log,
   });
   await sql`select 1`.execute(kysely);
 
@@ -339,6 +356,8 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     dialect: 'postgres',
     pg: { connectionString, schema },
     statements: () => statements,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    observeQueries: timing.observe,
     changes: {
       tracker,
       refresh: () => {
@@ -350,11 +369,29 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
       startLog,
     },
     async arrays(query) {
+      const t0 = performance.now();
       const res = await pool.query({ text: query.sql, values: [...query.parameters], rowMode: 'array' });
+      timing.took(performance.now() - t0);
       return res.rows as unknown[][];
     },
     async close() {
       await kysely.destroy();
+    },
+  };
+}
+
+/**
+ * Statement timing for /metrics: Kysely's log reports each query's duration; the raw array reads
+ * time themselves. Nothing is recorded until an observer is set.
+ */
+function queryTiming() {
+  let observer: ((seconds: number) => void) | null = null;
+  const took = (ms: number) => observer?.(ms / 1000);
+  return {
+    took,
+    log: (event: LogEvent) => took(event.queryDurationMillis),
+    observe: (fn: ((seconds: number) => void) | null) => {
+      observer = fn;
     },
   };
 }

@@ -13,6 +13,7 @@ import * as m030 from './migrations/030_notifications.js';
 import * as m040 from './migrations/040_search_index.js';
 import * as m041 from './migrations/041_saved_views.js';
 import * as m042 from './migrations/042_search_sort_index.js';
+import * as m063 from './migrations/063_rate_limits.js';
 import * as m076 from './migrations/076_cache_changes.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '040_search_index': m040,
   '041_saved_views': m041,
   '042_search_sort_index': m042,
+  '063_rate_limits': m063,
   '076_cache_changes': m076,
 };
 
@@ -89,4 +91,20 @@ export async function migrateToLatest(
   // The read cache's change log exists now (migration 076).
   await db.changes?.startLog?.();
   return applied;
+}
+
+/**
+ * Whether the database's schema is this code's (GET /api/ready): `running` while any process holds
+ * the migration lock (PostgreSQL), `pending` while a migration this code knows is not applied.
+ */
+export async function migrationState(db: Db): Promise<'ready' | 'pending' | 'running'> {
+  if (db.dialect === 'postgres') {
+    const held = await sql<{ held: number }>`select count(*) as held from pg_locks
+      where locktype = 'advisory' and classid = 0 and objid = ${MIGRATION_LOCK} and objsubid = 1
+        and database = (select oid from pg_database where datname = current_database())`.execute(db.kysely);
+    if (Number(held.rows[0]?.held) > 0) return 'running';
+  }
+  const applied = await sql<{ name: string }>`select name from kysely_migration`.execute(db.kysely);
+  const names = new Set(applied.rows.map((r) => r.name));
+  return MIGRATION_NAMES.every((n) => names.has(n)) ? 'ready' : 'pending';
 }

@@ -334,6 +334,7 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   signing_keys: SigningKeysTable;
   saved_views: SavedViewsTable;
+  rate_limits: RateLimitsTable;
   cache_changes: CacheChangesTable;
 }
 
@@ -390,3 +391,11 @@ export const TABLES_IN_ORDER = [
   'saved_views',
   'cache_changes',
 ] as const satisfies readonly (keyof Database)[];
+
+/** A fixed-window rate-limit counter (migration 063), shared by every instance on the database. */
+export interface RateLimitsTable {
+  key: string;
+  count: number;
+  /** Milliseconds since the epoch. */
+  reset_at: number;
+}

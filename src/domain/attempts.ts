@@ -1,3 +1,4 @@
+import type { Db } from '../db/connect.js';
 import { ERR } from '../shared/errors.js';
 import type { Services } from './context.js';
 import { AppError } from './errors.js';
@@ -17,45 +18,48 @@ export class AttemptLimiter {
   private readonly accounts: WindowCounter;
   private readonly addresses: WindowCounter;
 
-  constructor(accountLimit: number, addressLimit: number, windowMs: number) {
-    this.accounts = new WindowCounter(accountLimit, windowMs);
-    this.addresses = new WindowCounter(addressLimit, windowMs);
+  constructor(db: Db, accountLimit: number, addressLimit: number, windowMs: number) {
+    this.accounts = new WindowCounter(db, 'login-account', accountLimit, windowMs);
+    this.addresses = new WindowCounter(db, 'login-address', addressLimit, windowMs);
   }
 
-  /** Counts an attempt, or refuses it with 429 when the account or the address is over its limit. */
-  begin(account: string, address: string | null): Attempt {
-    const wait = Math.max(
-      this.accounts.blockedFor(account),
-      address ? this.addresses.blockedFor(address) : 0,
-    );
-    if (wait > 0) throw new AppError(429, ERR.rateLimit, { retryAfter: wait });
-    this.accounts.add(account);
-    if (address) this.addresses.add(address);
+  /**
+   * Counts an attempt, or refuses it with 429 when the address or the account is over its limit.
+   * The address is counted first, so that a blocked address adds no counter per name it tries.
+   */
+  async begin(account: string, address: string | null): Promise<Attempt> {
+    const addressWait = address ? await this.addresses.hit(address) : 0;
+    if (addressWait > 0) throw new AppError(429, ERR.rateLimit, { retryAfter: addressWait });
+    const accountWait = await this.accounts.hit(account);
+    if (accountWait > 0) {
+      if (address) await this.addresses.remove(address);
+      throw new AppError(429, ERR.rateLimit, { retryAfter: accountWait });
+    }
     let done = false;
     return {
-      succeeded: () => {
+      succeeded: async () => {
         if (done) return;
         done = true;
-        this.accounts.remove(account);
-        if (address) this.addresses.remove(address);
+        await this.accounts.remove(account);
+        if (address) await this.addresses.remove(address);
       },
     };
   }
 }
 
 export interface Attempt {
-  /** The password was right: the attempt does not count. */
-  succeeded(): void;
+  /** The password was right: the attempt does not count (never call it inside a transaction). */
+  succeeded(): Promise<void>;
 }
 
 const limiters = new WeakMap<object, AttemptLimiter>();
 
-/** The instance's limiter (one per database connection, so one per app). */
+/** The app's limiter (one per database connection; the counts live in the database). */
 export function attemptLimiter(s: Services): AttemptLimiter {
   let l = limiters.get(s.db);
   if (!l) {
     const c = s.config;
-    l = new AttemptLimiter(c.loginLimit, c.loginAddressLimit, c.registerWindowSeconds * 1000);
+    l = new AttemptLimiter(s.db, c.loginLimit, c.loginAddressLimit, c.registerWindowSeconds * 1000);
     limiters.set(s.db, l);
   }
   return l;

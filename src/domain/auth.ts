@@ -76,7 +76,10 @@ async function checkPassword(
   password: string,
 ): Promise<{ user: UsersTable; attempt: Attempt }> {
   const user = await findUserByLogin(ctx.db.kysely, login);
-  const attempt = attemptLimiter(ctx).begin(user ? userAccount(user.id) : nameAccount(login), ctx.address);
+  const attempt = await attemptLimiter(ctx).begin(
+    user ? userAccount(user.id) : nameAccount(login),
+    ctx.address,
+  );
   const ok = await verifyPassword(user?.password_hash, password);
   if (user && user.is_active !== 1) {
     await loginFailed(ctx, user, login, 'disabled');
@@ -92,7 +95,7 @@ async function checkPassword(
 /** Checks credentials (the password only: verify-credentials). */
 export async function checkCredentials(ctx: Ctx, login: string, password: string): Promise<UsersTable> {
   const { user, attempt } = await checkPassword(ctx, login, password);
-  attempt.succeeded();
+  await attempt.succeeded();
   return user;
 }
 
@@ -105,7 +108,7 @@ export async function login(ctx: Ctx, loginName: string, password: string, code?
   const { user, attempt } = await checkPassword(ctx, loginName, password);
   const twoFactor = isTwoFactorOn(user);
   if (twoFactor && !code) {
-    attempt.succeeded();
+    await attempt.succeeded();
     throw twoFactorRequired();
   }
   const session = await ctx.db.kysely.transaction().execute(async (tx) => {
@@ -122,7 +125,7 @@ export async function login(ctx: Ctx, loginName: string, password: string, code?
     await loginFailed(ctx, user, loginName, 'two-factor code');
     throw new AppError(401, ERR.invalidTwoFactorCode, { twoFactor: true });
   }
-  attempt.succeeded();
+  await attempt.succeeded();
   return { user, session };
 }
 
@@ -245,13 +248,13 @@ export async function requirePassword(
   password: string,
   message: string,
 ): Promise<UsersTable> {
-  const attempt = attemptLimiter(ctx).begin(userAccount(userId), ctx.address);
+  const attempt = await attemptLimiter(ctx).begin(userAccount(userId), ctx.address);
   const user = await ctx.db.kysely
     .selectFrom('users')
     .selectAll()
     .where('id', '=', userId)
     .executeTakeFirst();
   if (!user || !(await verifyPassword(user.password_hash, password))) throw badRequest(message);
-  attempt.succeeded();
+  await attempt.succeeded();
   return user;
 }

@@ -131,14 +131,13 @@ export async function startTwoFactor(ctx: Ctx) {
 /** POST /api/me/two-factor/enable {code}: turns it on and answers the recovery codes, once. */
 export async function enableTwoFactor(ctx: Ctx, code: string) {
   const userId = actorOf(ctx).userId;
-  const attempt = attemptLimiter(ctx).begin(userAccount(userId), ctx.address);
-  return ctx.db.kysely.transaction().execute(async (tx) => {
+  const attempt = await attemptLimiter(ctx).begin(userAccount(userId), ctx.address);
+  const enabled = await ctx.db.kysely.transaction().execute(async (tx) => {
     const user = await tx.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
     if (isTwoFactorOn(user)) throw conflict(ERR.twoFactorAlreadyOn);
     if (!user.two_factor_secret) throw badRequest(ERR.twoFactorNotStarted);
     const step = stepOf(user.two_factor_secret, code.replace(/\s/g, ''));
     if (step === null) throw badRequest(ERR.invalidTwoFactorCode);
-    attempt.succeeded();
     const recoveryCodes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
     await tx
       .updateTable('users')
@@ -153,6 +152,9 @@ export async function enableTwoFactor(ctx: Ctx, code: string) {
     await audit(tx, ctx, { action: 'account.two_factor_enabled', target: { type: 'user', id: userId } });
     return { recoveryCodes };
   });
+  // After the commit: the counters are written outside the transaction (one SQLite connection).
+  await attempt.succeeded();
+  return enabled;
 }
 
 /** DELETE /api/me/two-factor {password, code}: needs both the password and a second factor. */
@@ -160,7 +162,7 @@ export async function disableTwoFactor(ctx: Ctx, password: string, code: string)
   const userId = actorOf(ctx).userId;
   const user = await requirePassword(ctx, userId, password, ERR.invalidPassword);
   if (!isTwoFactorOn(user)) throw badRequest(ERR.twoFactorOff);
-  const attempt = attemptLimiter(ctx).begin(userAccount(userId), ctx.address);
+  const attempt = await attemptLimiter(ctx).begin(userAccount(userId), ctx.address);
   await ctx.db.kysely.transaction().execute(async (tx) => {
     if (!(await spendSecondFactor(tx, user, code))) throw badRequest(ERR.invalidTwoFactorCode);
     await tx
@@ -176,7 +178,7 @@ export async function disableTwoFactor(ctx: Ctx, password: string, code: string)
       .execute();
     await audit(tx, ctx, { action: 'account.two_factor_disabled', target: { type: 'user', id: userId } });
   });
-  attempt.succeeded();
+  await attempt.succeeded();
   return { success: true as const };
 }
 

@@ -178,6 +178,8 @@ export class StreamManager {
   private tickTimer: NodeJS.Timeout | null = null;
   private revalidating = false;
   private readonly unsubscribe: (() => void)[] = [];
+  /** Told, for each event fanned out, the seconds since it was written (src/server/metrics.ts). */
+  fanoutLag: ((seconds: number) => void) | null = null;
 
   constructor(
     private readonly services: Services,
@@ -216,12 +218,19 @@ export class StreamManager {
     this.tickTimer.unref();
   }
 
-  /** Ends every stream and refuses new ones (the server is closing). */
-  closeAll(): void {
+  /**
+   * Ends every stream and refuses new ones (the server is closing). With `retryMs` (a drain), each
+   * stream is first told to reconnect after that long plus up to as much again at random (SSE
+   * `retry:`), so the clients come back through the balancer spread out, to another instance.
+   */
+  closeAll(retryMs?: number): void {
     this.closing = true;
     if (this.tickTimer) clearInterval(this.tickTimer);
     this.tickTimer = null;
-    for (const s of [...this.streams]) s.close();
+    for (const s of [...this.streams]) {
+      if (retryMs !== undefined) s.write(`retry: ${retryMs + Math.floor(Math.random() * retryMs)}\n\n`);
+      s.close();
+    }
     for (const u of this.unsubscribe) u();
   }
 
@@ -380,6 +389,10 @@ export class StreamManager {
       }
     }
     this.dispatched = events[events.length - 1].id;
+    if (this.fanoutLag) {
+      const now = Date.now();
+      for (const e of events) this.fanoutLag(Math.max(0, now - Date.parse(e.timestamp)) / 1000);
+    }
     if (recheck.size > 0) void this.revalidate([...recheck]);
   }
 

@@ -7,28 +7,48 @@ import { pipeline } from 'node:stream/promises';
 export type FileKind = 'avatars' | 'attachments' | 'files';
 export const FILE_KINDS: readonly FileKind[] = ['avatars', 'attachments', 'files'];
 
+/** Bytes `start` to `end` of a file, both included (an HTTP byte range). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** The headers a presigned download is answered with (the bucket sends them, not Docket). */
+export interface DownloadHeaders {
+  contentType: string;
+  contentDisposition: string;
+  cacheControl: string;
+}
+
 /**
- * Where uploaded files live. The disk implementation is the only one today; the interface is small
- * so that an S3-compatible store can be added without touching the use cases.
+ * Where uploaded files live: the data directory (`DiskFileStore`, the default) or an S3-compatible
+ * bucket (`S3FileStore` in s3-store.ts); `openFileStore` (open-store.ts) picks one from the
+ * configuration. The use cases see only this interface.
  */
 export interface FileStore {
-  /** Writes atomically (temporary file, then rename); a crash never leaves a half file under `name`. */
+  /** Which store this is (`docket files migrate`, logs). */
+  readonly name: 'disk' | 's3';
+  /** Writes atomically: a crash or an error never leaves a half file under `name`. Streams, never buffers. */
   write(kind: FileKind, name: string, data: Buffer | NodeJS.ReadableStream): Promise<void>;
-  read(kind: FileKind, name: string): NodeJS.ReadableStream;
-  stat(kind: FileKind, name: string): Promise<{ size: number } | null>;
+  /** The file's bytes (or one range of them), streamed; a missing file errors the stream. */
+  read(kind: FileKind, name: string, range?: ByteRange): NodeJS.ReadableStream;
+  /** Size and time of last change, or null when there is no such file. */
+  stat(kind: FileKind, name: string): Promise<{ size: number; modified: Date } | null>;
   remove(kind: FileKind, name: string): Promise<void>;
   list(kind: FileKind): Promise<string[]>;
   /** Removes everything (wipe and restore). */
   clear(): Promise<void>;
-  /** Absolute path, for streaming with ranges. */
-  pathOf(kind: FileKind, name: string): string;
   /**
-   * A fresh path for a local temporary file (an upload being received). It lives on the same file
-   * system as the store, so that `importFile` can move it in with one atomic rename.
+   * A fresh path for a local temporary file (an upload being received, its content checked). For
+   * the disk store it lives on the store's file system, so that `importFile` is one atomic rename.
    */
   createTempPath(): Promise<string>;
-  /** Moves a complete temporary file in under `name` (disk: fsync, then an atomic rename). */
+  /** Moves a complete temporary file in under `name` (disk: fsync, then an atomic rename; S3: upload, then remove). */
   importFile(kind: FileKind, name: string, tempPath: string): Promise<void>;
+  /** A short-lived URL that serves the file directly with these headers, when the store offers one and is set to. */
+  downloadUrl(kind: FileKind, name: string, headers: DownloadHeaders): Promise<string | null>;
+  /** Lets go of connections (the app closes). */
+  close(): void;
 }
 
 /** `<timestamp>-<random>.<extension>`: server-generated, never colliding, never traversing. */
@@ -46,32 +66,51 @@ export const isSafeStoredName = (name: string) => SAFE_NAME.test(name);
 /** Temporary files older than this are left-overs of a crash and are swept. */
 const STALE_TEMP_MS = 24 * 60 * 60 * 1000;
 
-export class DiskFileStore implements FileStore {
+/**
+ * The local directory where uploads are received (`<uploads>/.incoming`), whatever the store. The
+ * first use sweeps temporary files a crash left behind.
+ */
+export class IncomingDir {
   private swept = false;
 
-  constructor(private readonly root: string) {}
-
-  private get incoming() {
-    return path.join(this.root, '.incoming');
-  }
+  constructor(readonly dir: string) {}
 
   async createTempPath(): Promise<string> {
-    await fsp.mkdir(this.incoming, { recursive: true });
+    await fsp.mkdir(this.dir, { recursive: true });
     if (!this.swept) {
       this.swept = true;
       await this.sweepStaleTemp().catch(() => {});
     }
-    return path.join(this.incoming, `${Date.now()}-${randomBytes(8).toString('hex')}.part`);
+    return path.join(this.dir, `${Date.now()}-${randomBytes(8).toString('hex')}.part`);
   }
 
   private async sweepStaleTemp() {
     const cutoff = Date.now() - STALE_TEMP_MS;
-    for (const entry of await fsp.readdir(this.incoming)) {
-      const full = path.join(this.incoming, entry);
+    for (const entry of await fsp.readdir(this.dir)) {
+      const full = path.join(this.dir, entry);
       const s = await fsp.stat(full).catch(() => null);
       if (s?.isFile() && s.mtimeMs < cutoff) await fsp.rm(full, { force: true });
     }
   }
+}
+
+export class DiskFileStore implements FileStore {
+  readonly name = 'disk';
+  private readonly incoming: IncomingDir;
+
+  constructor(private readonly root: string) {
+    this.incoming = new IncomingDir(path.join(root, '.incoming'));
+  }
+
+  createTempPath(): Promise<string> {
+    return this.incoming.createTempPath();
+  }
+
+  async downloadUrl(): Promise<null> {
+    return null;
+  }
+
+  close() {}
 
   async importFile(kind: FileKind, name: string, tempPath: string): Promise<void> {
     const final = this.pathOf(kind, name);
@@ -92,6 +131,7 @@ export class DiskFileStore implements FileStore {
     }
   }
 
+  /** The file's absolute path. */
   pathOf(kind: FileKind, name: string): string {
     if (!FILE_KINDS.includes(kind) || !isSafeStoredName(name)) throw new Error(`Unsafe stored name: ${name}`);
     return path.join(this.root, kind, name);
@@ -126,14 +166,14 @@ export class DiskFileStore implements FileStore {
     }
   }
 
-  read(kind: FileKind, name: string): NodeJS.ReadableStream {
-    return fs.createReadStream(this.pathOf(kind, name));
+  read(kind: FileKind, name: string, range?: ByteRange): NodeJS.ReadableStream {
+    return fs.createReadStream(this.pathOf(kind, name), range ?? {});
   }
 
-  async stat(kind: FileKind, name: string): Promise<{ size: number } | null> {
+  async stat(kind: FileKind, name: string): Promise<{ size: number; modified: Date } | null> {
     try {
       const s = await fsp.stat(this.pathOf(kind, name));
-      return { size: s.size };
+      return s.isFile() ? { size: s.size, modified: s.mtime } : null;
     } catch {
       return null;
     }

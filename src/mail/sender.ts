@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import nodemailer from 'nodemailer';
+import type { Db } from '../db/connect.js';
 import type { Services } from '../domain/context.js';
 import { composeDueDigests } from '../domain/notifications/index.js';
 
@@ -184,4 +185,14 @@ export class MailSender {
       .execute();
     return true;
   }
+}
+
+/** Messages waiting to be sent (GET /metrics, `docket_outbox_depth{outbox="mail"}`). */
+export async function mailOutboxDepth(db: Db): Promise<number> {
+  const row = await db.kysely
+    .selectFrom('mail_outbox')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

@@ -17,14 +17,17 @@ import { migrateToLatest } from '../db/migrate.js';
 import { pruneAudit } from '../domain/audit.js';
 import type { Services } from '../domain/context.js';
 import { setPasswordHashing } from '../domain/passwords.js';
+import { pruneRateLimits } from '../domain/rate-limit.js';
 import { readCache } from '../domain/read-cache.js';
 import { ensureSettings } from '../domain/settings.js';
 import { ensureBootstrapAdmin } from '../domain/users.js';
 import { EventHub, type SessionEnd } from '../events/hub.js';
 import { setupEvents } from '../events/setup.js';
-import { DiskFileStore } from '../files/storage.js';
+import { openFileStore } from '../files/open-store.js';
 import { setupMail } from '../mail/setup.js';
 import { ERR } from '../shared/errors.js';
+import { registerDrain } from './drain.js';
+import { setupMetrics } from './metrics.js';
 import { registerAuth } from './plugins/auth.js';
 import { plainSerializer, registerContractChecks } from './plugins/contracts.js';
 import { registerErrorHandler } from './plugins/errors.js';
@@ -136,7 +139,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     db,
     config,
     events: hub,
-    files: new DiskFileStore(path.join(config.dataDir, 'uploads')),
+    files: openFileStore(config),
     log: app.log,
   };
   app.decorate('services', services);
@@ -162,10 +165,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     }
   });
   app.addHook('onClose', async () => {
+    services.files.close();
     if (!opts.db) await db.close();
   });
   await setupEvents(app, services, hub);
   setupMail(app, services);
+  setupMetrics(app, services);
+  registerDrain(app, config.drainSeconds);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(plainSerializer);
@@ -238,5 +244,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const auditPruner = setInterval(pruneAuditLog, 3_600_000);
   auditPruner.unref();
   app.addHook('onClose', async () => clearInterval(auditPruner));
+  // Rate-limit counters whose window has ended (docs/decisions/042-several-instances.md).
+  const rateLimitPruner = setInterval(
+    () => pruneRateLimits(db).catch((err) => services.log.warn({ err }, 'pruning rate limits failed')),
+    300_000,
+  );
+  rateLimitPruner.unref();
+  app.addHook('onClose', async () => clearInterval(rateLimitPruner));
   return app;
 }

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../domain/errors.js';
+import type { FileKind, FileStore } from '../files/storage.js';
 
 /** What a stored file is served with: no script runs in it, nothing sniffs it, nothing frames it. */
 export const FILE_CSP = "default-src 'none'; sandbox; frame-ancestors 'none'";
@@ -65,35 +64,45 @@ export interface SendFileOptions {
 }
 
 /**
- * Sends a stored file: the stored MIME type, nosniff, a sandboxing CSP, `Content-Disposition`
- * (inline for images and videos, attachment for everything else), ETag and Last-Modified with
- * conditional requests, and single byte ranges (video seeking).
+ * Sends a stored file, from whichever store holds it: the stored MIME type, nosniff, a sandboxing
+ * CSP, `Content-Disposition` (inline for images and videos, attachment for everything else), ETag
+ * and Last-Modified with conditional requests, and single byte ranges (video seeking). The caller
+ * has checked the right to see it. When the store offers presigned URLs (DOCKET_S3_PRESIGN), the
+ * answer is a redirect to one that the bucket serves with the same type, disposition and caching.
  */
 export async function sendStoredFile(
   req: FastifyRequest,
   reply: FastifyReply,
-  fullPath: string,
-  opts: SendFileOptions,
+  store: FileStore,
+  file: { kind: FileKind; name: string } & SendFileOptions,
 ) {
-  const st = await fsp.stat(fullPath).catch(() => null);
-  if (!st?.isFile()) throw notFound();
-  const etag = `"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
-  const lastModified = st.mtime.toUTCString();
-  const inline = opts.mimeType.startsWith('image/') || opts.mimeType.startsWith('video/');
-  const type = opts.mimeType.startsWith('text/') ? `${opts.mimeType}; charset=utf-8` : opts.mimeType;
+  const st = await store.stat(file.kind, file.name);
+  if (!st) throw notFound();
+  const etag = `"${st.size.toString(16)}-${Math.floor(st.modified.getTime()).toString(16)}"`;
+  const lastModified = st.modified.toUTCString();
+  const inline = file.mimeType.startsWith('image/') || file.mimeType.startsWith('video/');
+  const type = file.mimeType.startsWith('text/') ? `${file.mimeType}; charset=utf-8` : file.mimeType;
+  const disposition = contentDisposition(inline ? 'inline' : 'attachment', file.filename);
+
+  const url = await store.downloadUrl(file.kind, file.name, {
+    contentType: type,
+    contentDisposition: disposition,
+    cacheControl: FILE_CACHE_CONTROL,
+  });
+  if (url) return reply.header('Cache-Control', 'private, no-store').redirect(url, 302);
 
   reply
     .header('Content-Type', type)
     .header('X-Content-Type-Options', 'nosniff')
     .header('Content-Security-Policy', FILE_CSP)
     .header('Cross-Origin-Resource-Policy', 'same-origin')
-    .header('Content-Disposition', contentDisposition(inline ? 'inline' : 'attachment', opts.filename))
+    .header('Content-Disposition', disposition)
     .header('Cache-Control', FILE_CACHE_CONTROL)
     .header('ETag', etag)
     .header('Last-Modified', lastModified)
     .header('Accept-Ranges', 'bytes');
 
-  if (notModified(req, etag, st.mtime)) return reply.status(304).send();
+  if (notModified(req, etag, st.modified)) return reply.status(304).send();
 
   const rangeHeader = req.headers.range;
   const range =
@@ -112,8 +121,8 @@ export async function sendStoredFile(
       .status(206)
       .header('Content-Range', `bytes ${range.start}-${range.end}/${st.size}`)
       .header('Content-Length', String(range.end - range.start + 1));
-    return reply.send(fs.createReadStream(fullPath, { start: range.start, end: range.end }));
+    return reply.send(store.read(file.kind, file.name, range));
   }
   reply.header('Content-Length', String(st.size));
-  return reply.send(fs.createReadStream(fullPath));
+  return reply.send(store.read(file.kind, file.name));
 }

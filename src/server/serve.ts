@@ -19,10 +19,12 @@ export async function serve(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down: finishing requests in flight');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    app.log.info({ signal }, 'shutting down: draining, then finishing requests in flight');
+    const force = setTimeout(() => process.exit(1), (config.drainSeconds + 15) * 1000);
     force.unref();
     try {
+      // SIGTERM drains first (src/server/drain.ts); SIGINT (Ctrl-C) skips the wait.
+      if (signal === 'SIGTERM') await app.drain();
       await app.close();
       process.exit(0);
     } catch (err) {

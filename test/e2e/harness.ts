@@ -64,6 +64,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
       DATABASE_URL: '',
       DOCKET_REGISTER_LIMIT: '10000',
       DOCKET_LOGIN_LIMIT: '10000',
+      // Stop at once: nothing balances these servers (docs/deploy.md, the SIGTERM drain).
+      DOCKET_DRAIN_SECONDS: '0',
       ...env,
     },
     basePath: env.DOCKET_BASE_PATH,

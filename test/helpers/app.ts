@@ -4,12 +4,23 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/server/app.js';
+import { type S3Server, s3ServerAt } from './s3-server.js';
 
 /** Which database this test run uses: the vitest project sets DOCKET_TEST_DIALECT. */
 export const dialect = (process.env.DOCKET_TEST_DIALECT ?? 'sqlite') as 'sqlite' | 'postgres';
 export const pgUrl = process.env.DOCKET_TEST_DATABASE_URL;
+/** Where test apps keep files: the `s3` vitest project sets DOCKET_TEST_FILE_STORE=s3 (a bucket each). */
+export const fileStore = (process.env.DOCKET_TEST_FILE_STORE ?? 'disk') as 'disk' | 's3';
+
+let projectS3: S3Server | undefined;
+/** The S3 test server of the `s3` project (started by test/helpers/s3-global.ts). */
+export function testS3(): S3Server {
+  projectS3 ??= s3ServerAt(inject('s3Endpoint'));
+  return projectS3;
+}
 
 export interface TestApp {
   app: FastifyInstance;
@@ -25,6 +36,7 @@ const cleanups: (() => Promise<void>)[] = [];
  */
 export async function testConfig(env: Record<string, string> = {}): Promise<Config> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docket-test-'));
+  const s3 = fileStore === 's3' && !env.DOCKET_S3_BUCKET ? testS3().env(await testS3().createBucket()) : {};
   const config = loadConfig({
     DOCKET_DATA_DIR: dataDir,
     DOCKET_LOG_LEVEL: 'silent',
@@ -32,6 +44,7 @@ export async function testConfig(env: Record<string, string> = {}): Promise<Conf
     DOCKET_LOGIN_LIMIT: '1000',
     DOCKET_LOGIN_ADDRESS_LIMIT: '1000',
     ...(dialect === 'postgres' ? { DATABASE_URL: requirePgUrl() } : {}),
+    ...s3,
     ...env,
   });
   if (dialect === 'postgres') config.pgSchema = `t_${randomBytes(6).toString('hex')}`;
@@ -62,9 +75,10 @@ export async function createTestApp(
   return { app, config, close };
 }
 
-/** Removes a test's data directory and PostgreSQL schema. */
+/** Removes a test's data directory, PostgreSQL schema and the files in its bucket. */
 export async function dropTestData(config: Config) {
   fs.rmSync(config.dataDir, { recursive: true, force: true });
+  if (config.s3 && fileStore === 's3') await testS3().empty(config.s3.bucket);
   if (config.pgSchema && config.databaseUrl) {
     const client = new pg.Client({ connectionString: config.databaseUrl });
     await client.connect();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import type { Config } from '../../src/config.js';
 import type { Client } from './factories.js';
+import { type S3Server, s3ServerAt } from './s3-server.js';
 
 /** A file part to upload. */
 export interface FilePart {
@@ -123,23 +124,47 @@ export const makeElf = () =>
   Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.alloc(120, 1)]);
 
 // --- Where files end up -----------------------------------------------------------------------
+// Looked at from outside Docket: the data directory, or the bucket through the test S3 server.
 
-/** Stored files of one kind, and every file in the data directory's upload area (temporary ones too). */
-export function storedFiles(config: Config, kind: 'avatars' | 'attachments' | 'files'): string[] {
+type Kind = 'avatars' | 'attachments' | 'files';
+
+const servers = new Map<string, S3Server>();
+function bucketOf(config: Config) {
+  if (!config.s3?.endpoint) return null;
+  const endpoint = config.s3.endpoint;
+  if (!servers.has(endpoint)) servers.set(endpoint, s3ServerAt(endpoint));
+  return { s3: servers.get(endpoint) as S3Server, bucket: config.s3.bucket };
+}
+
+/** Stored files of one kind, sorted. */
+export async function storedFiles(config: Config, kind: Kind): Promise<string[]> {
+  const b = bucketOf(config);
+  if (b)
+    return (await b.s3.keys(b.bucket))
+      .filter((k) => k.startsWith(`${kind}/`))
+      .map((k) => k.slice(kind.length + 1));
   const dir = path.join(config.dataDir, 'uploads', kind);
   return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
 }
 
-export function allUploadAreaFiles(config: Config): string[] {
+/** Every file in the upload area: the stored ones (`<kind>/<name>`) and the temporary ones on disk. */
+export async function allUploadAreaFiles(config: Config): Promise<string[]> {
   const root = path.join(config.dataDir, 'uploads');
-  if (!fs.existsSync(root)) return [];
-  return (fs.readdirSync(root, { recursive: true }) as string[])
-    .filter((p) => fs.statSync(path.join(root, p)).isFile())
-    .sort();
+  const local = fs.existsSync(root)
+    ? (fs.readdirSync(root, { recursive: true }) as string[]).filter((p) =>
+        fs.statSync(path.join(root, p)).isFile(),
+      )
+    : [];
+  const b = bucketOf(config);
+  return [...local, ...(b ? await b.s3.keys(b.bucket) : [])].sort();
 }
 
-export function readStored(config: Config, kind: 'avatars' | 'attachments' | 'files', name: string): Buffer {
-  return fs.readFileSync(path.join(config.dataDir, 'uploads', kind, name));
+export async function readStored(config: Config, kind: Kind, name: string): Promise<Buffer> {
+  const b = bucketOf(config);
+  if (!b) return fs.readFileSync(path.join(config.dataDir, 'uploads', kind, name));
+  const data = await b.s3.object(b.bucket, `${kind}/${name}`);
+  if (!data) throw new Error(`no object ${kind}/${name} in the bucket`);
+  return data;
 }
 
 export async function setSettings(admin: Client, patch: Record<string, unknown>) {

@@ -107,6 +107,13 @@ export async function startProcess(opts: StartOptions): Promise<ServerProcess> {
   return { url, child, ms: Math.round(performance.now() - t0), output: () => out, stop };
 }
 
-/** Docket from its sources (tests and benches), on a free port, ready when /api/health answers. */
+/**
+ * Docket from its sources (tests and benches), on a free port, ready when /api/health answers. No
+ * drain on SIGTERM unless the test asks for one (DOCKET_DRAIN_SECONDS): `stop()` waits for the exit.
+ */
 export const startDocketFromSource = (env: Record<string, string>, basePath?: string) =>
-  startProcess({ args: ['--import', 'tsx', 'src/server/main.ts'], env, basePath });
+  startProcess({
+    args: ['--import', 'tsx', 'src/server/main.ts'],
+    env: { DOCKET_DRAIN_SECONDS: '0', ...env },
+    basePath,
+  });

@@ -4,6 +4,8 @@ import http from 'node:http';
 export interface SseMessage {
   id?: string;
   data?: string;
+  /** `retry:` (milliseconds to wait before reconnecting), as sent. */
+  retry?: string;
   /** The parsed envelope when data is JSON. */
   json?: { type: string; data: any; tabId: string | null; timestamp: string };
 }
@@ -70,6 +72,7 @@ export class SseClient {
         const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
         if (name === 'id') msg.id = value;
         else if (name === 'data') msg.data = msg.data === undefined ? value : `${msg.data}\n${value}`;
+        else if (name === 'retry') msg.retry = value;
         else continue;
         fields++;
       }

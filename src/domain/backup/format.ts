@@ -21,7 +21,15 @@ export const BACKUP_VERSION = 2;
 
 export type BackupTable = Exclude<
   keyof Database,
-  'sessions' | 'events' | 'audit_log' | 'mail_outbox' | 'signing_keys' | 'cache_changes'
+  | 'sessions'
+  | 'events'
+  | 'audit_log'
+  | 'mail_outbox'
+  | 'signing_keys'
+  // Short-lived counters (docs/decisions/042-several-instances.md): a restore starts them afresh.
+  | 'rate_limits'
+  // This database's recent writes, for the instances serving it (decision 047).
+  | 'cache_changes'
 >;
 
 /** The tables in a backup, parents first (the insert order; deletes run in reverse). */

@@ -24,13 +24,12 @@ const signedOut: Record<string, never> = {};
 
 export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const { config } = app.services;
-  const windowMs = config.registerWindowSeconds * 1000;
-  const registrations = new WindowCounter(config.registerLimit, windowMs);
-
-  const limited = (counter: WindowCounter, key: string) => {
-    const wait = counter.blockedFor(key);
-    if (wait > 0) throw new AppError(429, ERR.rateLimit, { retryAfter: wait });
-  };
+  const registrations = new WindowCounter(
+    app.services.db,
+    'register',
+    config.registerLimit,
+    config.registerWindowSeconds * 1000,
+  );
 
   app.post(
     '/api/auth/register',
@@ -39,8 +38,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: 'public' },
       // Count the attempt before validation, so that invalid attempts are limited too.
       onRequest: async (req) => {
-        limited(registrations, req.ip);
-        registrations.add(req.ip);
+        await registrations.take(req.ip);
         if (config.registration === 'closed') throw new AppError(403, ERR.registrationClosed);
       },
     },

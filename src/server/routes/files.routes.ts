@@ -69,7 +69,7 @@ export const filesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (req, reply) => {
       const file = await findServedFile(req.ctx, req.params.kind, req.params.name);
-      return sendStoredFile(req, reply, req.ctx.files.pathOf(file.kind, file.name), file);
+      return sendStoredFile(req, reply, req.ctx.files, file);
     },
   );
 };

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
+import { migrationState } from '../../db/migrate.js';
 import { healthDownOut, healthOut } from '../../shared/common.js';
 
 export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -20,6 +21,32 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       } catch {
         return reply.status(503).send({ status: 'unavailable', error: 'Database unreachable' });
       }
+    },
+  );
+
+  app.get(
+    '/api/ready',
+    {
+      schema: {
+        tags: ['Operations'],
+        summary:
+          'Readiness for a load balancer: 503 while draining (SIGTERM), while migrations run or are pending, or when the database is unreachable',
+        response: { 200: healthOut, 503: healthDownOut },
+      },
+      config: { auth: 'public' },
+    },
+    async (req, reply) => {
+      const down = (error: string) => reply.status(503).send({ status: 'unavailable' as const, error });
+      if (app.draining) return down('Draining');
+      let state: Awaited<ReturnType<typeof migrationState>>;
+      try {
+        state = await migrationState(req.ctx.db);
+      } catch {
+        return down('Database unreachable');
+      }
+      if (state === 'running') return down('Migrations running');
+      if (state === 'pending') return down('Migrations pending');
+      return { status: 'ok' as const, database: req.ctx.db.dialect };
     },
   );
 };

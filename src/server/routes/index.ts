@@ -7,6 +7,7 @@ import { filesRoutes } from './files.routes.js';
 import { healthRoutes } from './health.routes.js';
 import { mcpRoutes } from './mcp.routes.js';
 import { meRoutes } from './me.routes.js';
+import { metricsRoutes } from './metrics.routes.js';
 import { notificationsRoutes } from './notifications.routes.js';
 import { projectsRoutes } from './projects.routes.js';
 import { searchRoutes } from './search.routes.js';
@@ -34,4 +35,5 @@ export const ROUTES: FastifyPluginAsyncZod[] = [
   notificationsRoutes,
   searchRoutes,
   viewsRoutes,
+  metricsRoutes,
 ];
