@@ -150,31 +150,37 @@ async function bench(dialect: 'sqlite' | 'postgres') {
       `\n[${dialect}] generated ${data.projects.length} projects, ${data.users} users, ${data.tickets} tickets, ${data.comments} comments, ${data.history} history entries in ${(data.millis / 1000).toFixed(1)} s`,
     );
 
+    // The server as `npm start` runs it (default log level), on this data set.
+    const serverEnv = {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DOCKET_DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      DOCKET_LOG_LEVEL: 'info',
+      DOCKET_LOGIN_LIMIT: '1000000',
+    };
     const [docket, bare] = await Promise.all([
-      start(['dist/server/main.js'], {
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DOCKET_DATA_DIR: dataDir,
-        DATABASE_URL: databaseUrl,
-        DOCKET_LOG_LEVEL: 'info',
-        DOCKET_LOGIN_LIMIT: '1000000',
-      }),
+      start(['dist/server/main.js'], serverEnv),
       start(['bench/bare-server.ts'], {}),
     ]);
     const base = docket.url;
     const { main } = data;
     const signIn = JSON.stringify({ username: main.username, password: main.password });
-    const login = await fetch(`${base}/api/auth/callback/credentials`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: signIn,
-    });
-    if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
-    const cookie = login.headers
-      .getSetCookie()
-      .map((c) => c.split(';')[0])
-      .find((c) => c.startsWith('docket_session='));
-    if (!cookie) throw new Error('no session cookie');
+    const sessionOn = async (url: string) => {
+      const login = await fetch(`${url}/api/auth/callback/credentials`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: signIn,
+      });
+      if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
+      const found = login.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .find((c) => c.startsWith('docket_session='));
+      if (!found) throw new Error('no session cookie');
+      return found;
+    };
+    const cookie = await sessionOn(base);
     const auth = { cookie };
     const get = async (p: string) => (await fetch(`${base}${p}`, { headers: auth })).json();
     const P = `/api/projects/${main.projectKey}`;
@@ -349,38 +355,14 @@ async function bench(dialect: 'sqlite' | 'postgres') {
     });
     // Cold: the same spread reads with the read cache off (DOCKET_READ_CACHE_MB=0), what every
     // read costs when its answer is not kept.
-    {
-      const res = await fetch(`${again.url}/api/auth/callback/credentials`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: signIn,
-      });
-      await res.arrayBuffer();
-    }
     again.child.kill('SIGTERM');
-    const cold = await start(['dist/server/main.js'], {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DOCKET_DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      DOCKET_LOG_LEVEL: 'info',
-      DOCKET_LOGIN_LIMIT: '1000000',
-      DOCKET_READ_CACHE_MB: '0',
-    });
+    const cold = await start(['dist/server/main.js'], { ...serverEnv, DOCKET_READ_CACHE_MB: '0' });
     const bareAgain = await start(['bench/bare-server.ts'], {});
     {
-      const res = await fetch(`${cold.url}/api/auth/callback/credentials`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: signIn,
-      });
-      const coldCookie = res.headers
-        .getSetCookie()
-        .map((c) => c.split(';')[0])
-        .find((c) => c.startsWith('docket_session='));
+      const coldCookie = await sessionOn(cold.url);
       const bareCold = await run('bare (for the cold run)', `${bareAgain.url}/bare`);
       const coldRead = await run('full read, spread, no cache', `${cold.url}${spread()}`, {
-        headers: { cookie: coldCookie ?? '' },
+        headers: { cookie: coldCookie },
         path: spread,
       });
       // Against the bare route of its own run, as a rate comparable to the others.
