@@ -5,6 +5,7 @@ import { audit } from './audit.js';
 import { type Actor, actorOf, type Ctx, type Services } from './context.js';
 import { AppError, badRequest, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
+import { OAUTH_ACCESS_PREFIX, resolveOAuthAccessToken } from './oauth.js';
 import { arg, runPrepared } from './prepared.js';
 import { readCache } from './read-cache.js';
 import { hashToken, newApiKey } from './tokens.js';
@@ -24,10 +25,12 @@ export const MCP_KEY_NAME = 'MCP';
 export const MAX_KEYS_PER_USER = 50;
 
 /**
- * Resolves a Bearer API key; 401 `Invalid API key` for a wrong, revoked or expired key or an
- * inactive user.
+ * Resolves a Bearer API key (or OAuth access token); 401 `Invalid API key` for a wrong, revoked
+ * or expired key or an inactive user.
  */
 export async function resolveApiKey(s: Services, key: string): Promise<Actor> {
+  // An OAuth access token acts like a scoped key (src/domain/oauth.ts).
+  if (key.startsWith(OAUTH_ACCESS_PREFIX)) return resolveOAuthAccessToken(s, key);
   const keyHash = hashToken(key);
   const row = await readCache(s.db).get(s, `api-key:${keyHash}`, async () => {
     const [found] = await runPrepared(

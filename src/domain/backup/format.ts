@@ -13,13 +13,23 @@ import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage
  * Nor are the mail outbox (messages about the backed-up state that were, or were about to be, sent:
  * restoring them would send them again) and the signing keys (a restored instance makes its own; old
  * unsubscribe links then need a sign-in instead) (docs/decisions/037-notifications.md).
+ * Nor are the OAuth clients, grants, codes and tokens: like sessions, a restore or a wipe signs
+ * every OAuth client out (docs/decisions/044-oauth-for-mcp.md).
  */
 export const BACKUP_FORMAT = 'docket-backup';
 export const BACKUP_VERSION = 2;
 
 export type BackupTable = Exclude<
   keyof Database,
-  'sessions' | 'events' | 'audit_log' | 'mail_outbox' | 'signing_keys'
+  | 'sessions'
+  | 'events'
+  | 'audit_log'
+  | 'mail_outbox'
+  | 'signing_keys'
+  | 'oauth_clients'
+  | 'oauth_grants'
+  | 'oauth_codes'
+  | 'oauth_tokens'
 >;
 
 /** The tables in a backup, parents first (the insert order; deletes run in reverse). */

@@ -8,6 +8,7 @@ import { healthRoutes } from './health.routes.js';
 import { mcpRoutes } from './mcp.routes.js';
 import { meRoutes } from './me.routes.js';
 import { notificationsRoutes } from './notifications.routes.js';
+import { oauthRoutes } from './oauth.routes.js';
 import { projectsRoutes } from './projects.routes.js';
 import { searchRoutes } from './search.routes.js';
 import { securityRoutes } from './security.routes.js';
@@ -34,4 +35,5 @@ export const ROUTES: FastifyPluginAsyncZod[] = [
   notificationsRoutes,
   searchRoutes,
   viewsRoutes,
+  oauthRoutes,
 ];
