@@ -100,6 +100,14 @@ async function codeFor(
   return { clientId, verifier, code };
 }
 
+const refresh = (base: string, clientId: string, token: string, extra = {}) =>
+  form(`${base}/api/oauth/token`, {
+    grant_type: 'refresh_token',
+    client_id: clientId,
+    refresh_token: token,
+    ...extra,
+  });
+
 const exchange = (base: string, c: { clientId: string; verifier: string; code: string }, extra = {}) =>
   form(`${base}/api/oauth/token`, {
     grant_type: 'authorization_code',
@@ -238,22 +246,14 @@ describe('OAuth sign-in for MCP clients', () => {
     expect((await mcpStatus(s.base, after.access_token)).status).toBe(200);
 
     // The old refresh token again: refused, and the whole grant goes (it leaked).
-    const reuse = await form(`${s.base}/api/oauth/token`, {
-      grant_type: 'refresh_token',
-      client_id: provider.client?.client_id as string,
-      refresh_token: before.refresh_token,
-    });
+    const reuse = await refresh(s.base, provider.client?.client_id as string, before.refresh_token);
     expect(reuse.status).toBe(400);
     expect(reuse.body).toEqual({
       error: 'invalid_grant',
       error_description: 'Refresh token already used: the grant is revoked',
     });
     expect((await mcpStatus(s.base, after.access_token)).status).toBe(401);
-    const refreshAgain = await form(`${s.base}/api/oauth/token`, {
-      grant_type: 'refresh_token',
-      client_id: provider.client?.client_id as string,
-      refresh_token: after.refresh_token,
-    });
+    const refreshAgain = await refresh(s.base, provider.client?.client_id as string, after.refresh_token);
     expect(refreshAgain.body.error).toBe('invalid_grant');
   });
 
@@ -288,6 +288,25 @@ describe('OAuth sign-in for MCP clients', () => {
     expect(again.body.error).toBe('invalid_grant');
     expect(again.body.error_description).toMatch(/already used/);
     expect((await mcpStatus(s.base, ok.body.access_token)).status).toBe(401);
+  });
+
+  it('lets only one of two concurrent exchanges of a code or a refresh token win', async () => {
+    const c = await codeFor(s, user);
+    const both = await Promise.all([exchange(s.base, c), exchange(s.base, c)]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 400]);
+    // The loser saw a used code: the winner's tokens are revoked with the grant.
+    const won = both.find((r) => r.status === 200)?.body;
+    expect((await mcpStatus(s.base, won.access_token)).status).toBe(401);
+
+    const d = await codeFor(s, user);
+    const tokens = (await exchange(s.base, d)).body;
+    const twice = await Promise.all([
+      refresh(s.base, d.clientId, tokens.refresh_token),
+      refresh(s.base, d.clientId, tokens.refresh_token),
+    ]);
+    expect(twice.map((r) => r.status).sort()).toEqual([200, 400]);
+    const fresh = twice.find((r) => r.status === 200)?.body;
+    expect((await mcpStatus(s.base, fresh.access_token)).status).toBe(401);
   });
 
   it('refuses a redirect URI the client did not register, without redirecting to it', async () => {
@@ -392,12 +411,7 @@ describe('OAuth sign-in for MCP clients', () => {
     expect(JSON.stringify(write.content)).toContain('Read-only API key');
     await client.close();
     // A refresh cannot widen it.
-    const widen = await form(`${s.base}/api/oauth/token`, {
-      grant_type: 'refresh_token',
-      client_id: c.clientId,
-      refresh_token: tokens.refresh_token,
-      scope: 'write',
-    });
+    const widen = await refresh(s.base, c.clientId, tokens.refresh_token, { scope: 'write' });
     expect(widen.body.error).toBe('invalid_scope');
 
     // A client that asked for read only cannot be given write.
@@ -434,12 +448,8 @@ describe('OAuth sign-in for MCP clients', () => {
     expect((await other.del(`/api/me/oauth-grants/${grant.id}`)).statusCode).toBe(404);
     expect((await user.del(`/api/me/oauth-grants/${grant.id}`)).statusCode).toBe(200);
     expect((await mcpStatus(s.base, tokens.access_token)).status).toBe(401);
-    const refresh = await form(`${s.base}/api/oauth/token`, {
-      grant_type: 'refresh_token',
-      client_id: c.clientId,
-      refresh_token: tokens.refresh_token,
-    });
-    expect(refresh.body.error).toBe('invalid_grant');
+    const refreshed = await refresh(s.base, c.clientId, tokens.refresh_token);
+    expect(refreshed.body.error).toBe('invalid_grant');
     const audit = await t.app.services.db.kysely
       .selectFrom('audit_log')
       .select(['action', 'details', 'actor_id'])

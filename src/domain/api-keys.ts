@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { ERR } from '../shared/errors.js';
 import type { createApiKeyBody } from '../shared/security.js';
 import { audit } from './audit.js';
-import { type Actor, actorOf, type Ctx, type Services } from './context.js';
+import { type Actor, actorOf, type Ctx, keyActor, type Services } from './context.js';
 import { AppError, badRequest, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
 import { OAUTH_ACCESS_PREFIX, resolveOAuthAccessToken } from './oauth.js';
@@ -72,16 +72,7 @@ export async function resolveApiKey(s: Services, key: string): Promise<Actor> {
       .where('id', '=', row.key_id)
       .execute();
   }
-  return {
-    userId: row.id,
-    // A key never carries system-administrator powers over projects (administration refuses keys).
-    isSystemAdmin: false,
-    via: 'apiKey',
-    sessionId: null,
-    mustChangePassword: row.must_change_password === 1,
-    twoFactorSetupRequired: row.require_two_factor === 1 && row.two_factor_enabled !== 1,
-    keyScope: row.scope === 'read' ? 'read' : 'write',
-  };
+  return keyActor(row, row.scope);
 }
 
 function present(r: {

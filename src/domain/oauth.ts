@@ -14,7 +14,7 @@ import {
   type tokenOut,
 } from '../shared/oauth.js';
 import { audit } from './audit.js';
-import { type Actor, actorOf, type Ctx, type Services, type Tx } from './context.js';
+import { type Actor, actorOf, type Ctx, keyActor, type Services, type Tx } from './context.js';
 import { AppError, badRequest, notFound } from './errors.js';
 import { newId, nowIso, randomToken } from './ids.js';
 import { readCache } from './read-cache.js';
@@ -615,15 +615,7 @@ export async function resolveOAuthAccessToken(s: Services, token: string): Promi
       .where('id', '=', row.grant_id)
       .execute();
   }
-  return {
-    userId: row.id,
-    isSystemAdmin: false,
-    via: 'apiKey',
-    sessionId: null,
-    mustChangePassword: row.must_change_password === 1,
-    twoFactorSetupRequired: row.require_two_factor === 1 && row.two_factor_enabled !== 1,
-    keyScope: row.scope === 'read' ? 'read' : 'write',
-  };
+  return keyActor(row, row.scope);
 }
 
 /** The clients I let act for me, newest first. */
