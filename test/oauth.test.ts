@@ -207,8 +207,13 @@ describe('OAuth sign-in for MCP clients', () => {
         clientId: provider.client?.client_id,
       }),
     ]);
-    const actions = (await db.selectFrom('audit_log').select('action').execute()).map((r) => r.action);
-    expect(actions).toEqual(expect.arrayContaining(['oauth.client_registered', 'oauth.grant_approved']));
+    const audit = await db.selectFrom('audit_log').selectAll().execute();
+    expect(audit.map((r) => r.action)).toEqual(
+      expect.arrayContaining(['oauth.client_registered', 'oauth.grant_approved']),
+    );
+    expect(audit.find((r) => r.action === 'oauth.grant_approved')).toMatchObject({ actor_id: user.userId });
+    expect(JSON.stringify(audit)).not.toContain(access);
+    expect(JSON.stringify(audit)).not.toContain(back.searchParams.get('code'));
 
     // The token acts like a key: not on the account endpoints, never as an administrator.
     const keys = await fetch(`${s.base}/api/me/api-keys`, { headers: { authorization: `Bearer ${access}` } });
