@@ -33,7 +33,9 @@ beforeAll(async () => {
   browser = await launchBrowser();
   // The client's redirect URI: a loopback server, as a desktop assistant listens for the code.
   callback = http.createServer((req, res) => {
-    codes.push(new URL(req.url ?? '/', callbackUrl));
+    const u = new URL(req.url ?? '/', callbackUrl);
+    // Only the redirect itself (the browser also asks this server for a favicon).
+    if (u.pathname === '/callback') codes.push(u);
     res.writeHead(200, { 'content-type': 'text/html' }).end('<p>Signed in. You can close this tab.</p>');
   });
   await new Promise<void>((r) => callback.listen(0, '127.0.0.1', () => r()));
