@@ -70,8 +70,10 @@ describe('OAuth consent page', () => {
     await expect.poll(() => page.getByText(callbackUrl).count()).toBe(1);
     await page.getByLabel(/Read only/).check();
     await screenshot(page, 'oauth-consent');
+    const seen = codes.length;
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL((u) => u.href.startsWith(callbackUrl));
+    await expect.poll(() => codes.length).toBe(seen + 1);
     const back = codes.at(-1) as URL;
     expect(back.searchParams.get('iss')).toBe(base);
     await transport.finishAuth(back.searchParams.get('code') as string);
@@ -117,8 +119,10 @@ describe('OAuth consent page', () => {
     );
     const page = await openPage(browser, base, user);
     await page.goto(String(provider.authorizationUrl));
+    const seen = codes.length;
     await page.getByRole('button', { name: 'Deny' }).click();
     await page.waitForURL((u) => u.href.startsWith(callbackUrl));
+    await expect.poll(() => codes.length).toBe(seen + 1);
     expect(codes.at(-1)?.searchParams.get('error')).toBe('access_denied');
 
     const bad = new URL(String(provider.authorizationUrl));
