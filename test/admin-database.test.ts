@@ -69,6 +69,10 @@ describe('the backup format covers the schema', () => {
         'signing_keys',
         'cache_changes',
         'rate_limits',
+        'oauth_clients',
+        'oauth_grants',
+        'oauth_codes',
+        'oauth_tokens',
       ]),
     );
     for (const table of BACKUP_TABLES) {

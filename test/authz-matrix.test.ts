@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteEntry } from '../src/server/app.js';
@@ -56,6 +57,17 @@ const EXPECT: Record<string, Row> = {
   'POST /api/mcp': [401, 401, 401, 401, 401, 401, 200],
   'GET /api/mcp': [405, 405, 405, 405, 405, 405, 405],
   'DELETE /api/mcp': [405, 405, 405, 405, 405, 405, 405],
+  // OAuth for MCP clients (docs/mcp.md): the client's endpoints are public, the consent and the
+  // grants need the signed-in person.
+  'GET /.well-known/oauth-protected-resource/api/mcp': ALL_200,
+  'GET /.well-known/oauth-authorization-server': ALL_200,
+  'POST /api/oauth/register': [201, 201, 201, 201, 201, 201, 201],
+  'POST /api/oauth/token': ALL_200,
+  'POST /api/oauth/revoke': ALL_200,
+  'GET /api/oauth/authorization': SESSION_ONLY(200),
+  'POST /api/oauth/authorization': SESSION_ONLY(200),
+  'GET /api/me/oauth-grants': SESSION_ONLY(200),
+  'DELETE /api/me/oauth-grants/:grantId': SESSION_ONLY(200), // a grant of the same user
 
   // The signed-in user
   'GET /api/me': SIGNED_IN(200),
@@ -247,6 +259,41 @@ const startedSprint = async () => {
   return { p, s };
 };
 
+const OAUTH_REDIRECT = 'http://127.0.0.1:41999/cb';
+const OAUTH_VERIFIER = 'v'.repeat(43);
+let oauthClientId: string | null = null;
+const oauthClient = async () => {
+  if (!oauthClientId) {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/oauth/register',
+      payload: { redirect_uris: [OAUTH_REDIRECT], token_endpoint_auth_method: 'none' },
+    });
+    oauthClientId = res.json().client_id as string;
+  }
+  return oauthClientId;
+};
+const oauthRequest = async () => ({
+  response_type: 'code',
+  client_id: await oauthClient(),
+  redirect_uri: OAUTH_REDIRECT,
+  code_challenge: createHash('sha256').update(OAUTH_VERIFIER).digest('base64url'),
+  code_challenge_method: 'S256',
+});
+/** A user's consent: a grant and its code. */
+const oauthCode = async (who: Client) => {
+  const body = { ...(await oauthRequest()), approve: true, grantScope: 'read' };
+  const back = new URL((await ok(await who.post('/api/oauth/authorization', body))).redirectTo);
+  const grant = await t.app.services.db.kysely
+    .selectFrom('oauth_grants')
+    .select('id')
+    .where('user_id', '=', who.userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow();
+  return { clientId: await oauthClient(), code: back.searchParams.get('code') as string, grantId: grant.id };
+};
+
 const P = '/api/projects/:projectId';
 const T = `${P}/tickets/:ticketId`;
 
@@ -281,6 +328,33 @@ const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?
       json: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
       headers: { accept: 'application/json, text/event-stream' },
     }),
+    'POST /api/oauth/register': async () => ({
+      json: { client_name: 'Matrix', redirect_uris: [OAUTH_REDIRECT], token_endpoint_auth_method: 'none' },
+    }),
+    'GET /api/oauth/authorization': async () => ({
+      path: `/api/oauth/authorization?${new URLSearchParams(await oauthRequest())}`,
+    }),
+    'POST /api/oauth/authorization': async () => ({ json: { ...(await oauthRequest()), approve: false } }),
+    // A fresh code of another user for every call: the exchange is the client's, whoever else asks.
+    'POST /api/oauth/token': async () => {
+      const c = await oauthCode(users.spare);
+      return {
+        json: {
+          grant_type: 'authorization_code',
+          client_id: c.clientId,
+          code: c.code,
+          code_verifier: OAUTH_VERIFIER,
+          redirect_uri: OAUTH_REDIRECT,
+        },
+      };
+    },
+    'POST /api/oauth/revoke': async () => ({
+      json: { client_id: await oauthClient(), token: 'dkor_unknown' },
+    }),
+    'DELETE /api/me/oauth-grants/:grantId': async (actor) => {
+      const who = actor in users ? users[actor as 'member'] : users.spare;
+      return { params: { grantId: (await oauthCode(who)).grantId } };
+    },
     'PATCH /api/me': async () => ({ json: { name: 'Renamed' } }),
     'POST /api/me/api-keys': async () => ({ json: { name: 'ci', scope: 'read' } }),
     'POST /api/me/two-factor/enable': async () => ({ json: { code: '000000' } }),

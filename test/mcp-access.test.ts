@@ -59,7 +59,10 @@ describe('access to the tool server', () => {
   it('answers /api/mcp without a key with 401 and a JSON-RPC error', async () => {
     const res = await rawMcp(s.base, {});
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    // The OAuth sign-in's start (test/oauth.test.ts): where the protected resource metadata is.
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${s.origin}/.well-known/oauth-protected-resource/api/mcp"`,
+    );
     expect(await res.json()).toEqual({
       jsonrpc: '2.0',
       error: { code: -32001, message: 'Authentication required: send Authorization: Bearer <apiKey>' },

@@ -50,6 +50,10 @@ export const TABLE_SCOPES: Record<string, TableClass> = {
   users: ['users'],
   sessions: ['auth'],
   api_keys: ['auth'],
+  oauth_grants: ['auth'],
+  oauth_tokens: ['auth'],
+  oauth_clients: [],
+  oauth_codes: [],
   system_settings: ['settings'],
   // Read by no cached answer.
   events: [],

@@ -14,6 +14,7 @@ import * as m040 from './migrations/040_search_index.js';
 import * as m041 from './migrations/041_saved_views.js';
 import * as m042 from './migrations/042_search_sort_index.js';
 import * as m063 from './migrations/063_rate_limits.js';
+import * as m069 from './migrations/069_oauth.js';
 import * as m076 from './migrations/076_cache_changes.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '041_saved_views': m041,
   '042_search_sort_index': m042,
   '063_rate_limits': m063,
+  '069_oauth': m069,
   '076_cache_changes': m076,
 };
 

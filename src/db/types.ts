@@ -329,6 +329,10 @@ export interface Database {
   sprint_ticket_history: SprintTicketHistoryTable;
   events: EventsTable;
   audit_log: AuditLogTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
   notifications: NotificationsTable;
   notification_settings: NotificationSettingsTable;
   mail_outbox: MailOutboxTable;
@@ -361,6 +365,52 @@ export interface AuditLogTable {
   details: string | null;
 }
 
+/** OAuth clients registered by dynamic client registration (migration 069). */
+export interface OAuthClientsTable {
+  id: string;
+  name: string;
+  client_uri: string | null;
+  /** JSON list of the registered redirect URIs. */
+  redirect_uris: string;
+  /** `none`, `client_secret_post` or `client_secret_basic`. */
+  auth_method: string;
+  secret_hash: string | null;
+  created_at: string;
+}
+
+/** What a user let a client do: act for them with a scope (`read` or `write`). */
+export interface OAuthGrantsTable {
+  id: string;
+  user_id: string;
+  client_id: string;
+  scope: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface OAuthCodesTable {
+  code_hash: string;
+  grant_id: string;
+  redirect_uri: string;
+  /** The PKCE S256 challenge. */
+  code_challenge: string;
+  expires_at: string;
+  /** Set by the exchange: a second exchange revokes the grant. */
+  used_at: string | null;
+}
+
+export interface OAuthTokensTable {
+  token_hash: string;
+  grant_id: string;
+  /** `access` or `refresh`. */
+  kind: string;
+  scope: string;
+  created_at: string;
+  expires_at: string;
+  /** A refresh token is used once (rotation); using it again revokes the grant. */
+  used_at: string | null;
+}
+
 /** Tables in dependency order (parents first): used by backup, restore and wipe. */
 export const TABLES_IN_ORDER = [
   'users',
@@ -390,6 +440,10 @@ export const TABLES_IN_ORDER = [
   'signing_keys',
   'saved_views',
   'cache_changes',
+  'oauth_clients',
+  'oauth_grants',
+  'oauth_codes',
+  'oauth_tokens',
 ] as const satisfies readonly (keyof Database)[];
 
 /** A fixed-window rate-limit counter (migration 063), shared by every instance on the database. */

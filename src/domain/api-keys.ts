@@ -5,9 +5,10 @@ import { ERR } from '../shared/errors.js';
 import type { createApiKeyBody } from '../shared/security.js';
 import { audit } from './audit.js';
 import { SESSION_SCOPES } from './auth.js';
-import { type Actor, actorOf, type Ctx, type Services } from './context.js';
+import { type Actor, actorOf, type Ctx, keyActor, type Services } from './context.js';
 import { AppError, badRequest, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
+import { OAUTH_ACCESS_PREFIX, resolveOAuthAccessToken } from './oauth.js';
 import { arg, runPrepared } from './prepared.js';
 import { readCache } from './read-cache.js';
 import { hashToken, newApiKey } from './tokens.js';
@@ -27,10 +28,12 @@ export const MCP_KEY_NAME = 'MCP';
 export const MAX_KEYS_PER_USER = 50;
 
 /**
- * Resolves a Bearer API key; 401 `Invalid API key` for a wrong, revoked or expired key or an
- * inactive user.
+ * Resolves a Bearer API key (or OAuth access token); 401 `Invalid API key` for a wrong, revoked
+ * or expired key or an inactive user.
  */
 export async function resolveApiKey(s: Services, key: string): Promise<Actor> {
+  // An OAuth access token acts like a scoped key (src/domain/oauth.ts).
+  if (key.startsWith(OAUTH_ACCESS_PREFIX)) return resolveOAuthAccessToken(s, key);
   const keyHash = hashToken(key);
   const row = await readCache(s.db).get(
     s,
@@ -80,16 +83,7 @@ export async function resolveApiKey(s: Services, key: string): Promise<Actor> {
       .modifyEnd(sql.raw(scopesMarker([])))
       .execute();
   }
-  return {
-    userId: row.id,
-    // A key never carries system-administrator powers over projects (administration refuses keys).
-    isSystemAdmin: false,
-    via: 'apiKey',
-    sessionId: null,
-    mustChangePassword: row.must_change_password === 1,
-    twoFactorSetupRequired: row.require_two_factor === 1 && row.two_factor_enabled !== 1,
-    keyScope: row.scope === 'read' ? 'read' : 'write',
-  };
+  return keyActor(row, row.scope);
 }
 
 function present(r: {

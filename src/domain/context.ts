@@ -22,6 +22,30 @@ export interface Actor {
   keyScope?: 'read' | 'write';
 }
 
+/**
+ * The actor of an API key or an OAuth access token: its user with the key's scope, never with
+ * system-administrator powers over projects (administration refuses keys).
+ */
+export function keyActor(
+  user: {
+    id: string;
+    must_change_password: number;
+    two_factor_enabled: number;
+    require_two_factor: number | null;
+  },
+  scope: string,
+): Actor {
+  return {
+    userId: user.id,
+    isSystemAdmin: false,
+    via: 'apiKey',
+    sessionId: null,
+    mustChangePassword: user.must_change_password === 1,
+    twoFactorSetupRequired: user.require_two_factor === 1 && user.two_factor_enabled !== 1,
+    keyScope: scope === 'read' ? 'read' : 'write',
+  };
+}
+
 export interface Logger {
   info(obj: object | string, msg?: string): void;
   warn(obj: object | string, msg?: string): void;

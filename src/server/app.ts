@@ -34,6 +34,7 @@ import { registerErrorHandler } from './plugins/errors.js';
 import { registerInputGuard } from './plugins/input.js';
 import { clientErrorHandler, frameworkErrors, registerSecurityHeaders } from './plugins/security-headers.js';
 import { ROUTES } from './routes/index.js';
+import { oauthMetadataRoutes } from './routes/oauth.routes.js';
 import { registerWeb } from './web.js';
 
 declare module 'fastify' {
@@ -231,6 +232,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     },
     { prefix: config.basePath },
   );
+  // The OAuth metadata documents live at the origin's root, whatever the base path (RFC 8414, RFC 9728).
+  await app.register(oauthMetadataRoutes);
 
   if (config.basePath) {
     app.setNotFoundHandler(async (_req, reply) => reply.status(404).send({ error: ERR.notFound }));

@@ -64,4 +64,9 @@ export const ERR = {
   twoFactorOff: 'Two-factor sign-in is off',
   twoFactorSetupRequired: 'Two-factor sign-in required: turn it on in your profile',
   twoFactorSelfFirst: 'Turn on two-factor sign-in for yourself first',
+  // OAuth sign-in for MCP clients (docs/mcp.md).
+  invalidAccessToken: 'Invalid access token',
+  oauthUnknownClient: 'Unknown OAuth client: register it again',
+  oauthBadRedirect: 'The redirect URI is not registered for this client',
+  oauthGrantNotFound: 'OAuth grant not found',
 } as const;

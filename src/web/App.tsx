@@ -7,6 +7,7 @@ import { useSession } from './api/session';
 import { Shell } from './components/Shell';
 import { Button, EmptyState, ErrorState, Skeleton } from './components/ui';
 import { RegisterPage, SignInPage } from './pages/auth';
+import { OAuthConsentPage } from './pages/oauth-consent';
 import { PasswordSection } from './pages/profile-access';
 import { TwoFactorSection } from './pages/profile-two-factor';
 import { ProjectsPage } from './pages/projects';
@@ -81,6 +82,8 @@ function Authenticated() {
       </main>
     );
   }
+  // OAuth sign-in of an MCP client: the consent page, on its own like the sign-in page.
+  if (location === '/oauth/authorize') return <OAuthConsentPage />;
   return (
     <Shell>
       <Suspense fallback={<Skeleton className="m-4 h-32" />}>

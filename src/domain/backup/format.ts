@@ -15,6 +15,8 @@ import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage
  * unsubscribe links then need a sign-in instead) (docs/decisions/037-notifications.md).
  * Nor is the read cache's change log, which describes this database's recent writes to the
  * instances serving it (docs/decisions/047-scoped-read-cache.md).
+ * Nor are the OAuth clients, grants, codes and tokens: like sessions, a restore or a wipe signs
+ * every OAuth client out (docs/decisions/044-oauth-for-mcp.md).
  */
 export const BACKUP_FORMAT = 'docket-backup';
 export const BACKUP_VERSION = 2;
@@ -30,6 +32,10 @@ export type BackupTable = Exclude<
   | 'rate_limits'
   // This database's recent writes, for the instances serving it (decision 047).
   | 'cache_changes'
+  | 'oauth_clients'
+  | 'oauth_grants'
+  | 'oauth_codes'
+  | 'oauth_tokens'
 >;
 
 /** The tables in a backup, parents first (the insert order; deletes run in reverse). */

@@ -20,6 +20,8 @@ declare module 'fastify' {
     beforePasswordChange?: boolean;
     /** Open to a user who must still turn on two-factor sign-in (their profile, the setup). */
     twoFactorSetup?: boolean;
+    /** True lets cross-site writes through: the OAuth client endpoints, which read no cookie. */
+    anyOrigin?: boolean;
   }
   interface FastifyRequest {
     ctx: Ctx;
@@ -104,6 +106,7 @@ export function registerAuth(app: FastifyInstance, services: Services) {
         route.config?.apiKey,
         route.config?.beforePasswordChange,
         route.config?.twoFactorSetup,
+        route.config?.anyOrigin,
       );
     route.onRequest = [authenticate, ...(route.onRequest ? [route.onRequest].flat() : [])];
   });
@@ -116,6 +119,7 @@ async function authenticateRequest(
   apiKey: boolean | undefined,
   beforePasswordChange: boolean | undefined,
   twoFactorSetup?: boolean,
+  anyOrigin?: boolean,
 ) {
   const tabHeader = request.headers['x-tab-id'];
   const tabId =
@@ -133,7 +137,7 @@ async function authenticateRequest(
   // The cross-site rule holds for every browser write, signed in or not: a foreign page's form
   // must not sign a browser in (login CSRF), register, or sign it out. A Bearer key is not sent by
   // browsers on their own, so it needs no Origin.
-  if (!bearer && STATE_CHANGING.has(request.method)) {
+  if (!bearer && !anyOrigin && STATE_CHANGING.has(request.method)) {
     const origin = request.headers.origin;
     if (origin && !sameSite(request, origin, services.config)) throw new AppError(403, ERR.crossSite);
   }

@@ -9,6 +9,7 @@ import { mcpRoutes } from './mcp.routes.js';
 import { meRoutes } from './me.routes.js';
 import { metricsRoutes } from './metrics.routes.js';
 import { notificationsRoutes } from './notifications.routes.js';
+import { oauthRoutes } from './oauth.routes.js';
 import { projectsRoutes } from './projects.routes.js';
 import { searchRoutes } from './search.routes.js';
 import { securityRoutes } from './security.routes.js';
@@ -36,4 +37,5 @@ export const ROUTES: FastifyPluginAsyncZod[] = [
   searchRoutes,
   viewsRoutes,
   metricsRoutes,
+  oauthRoutes,
 ];

@@ -6,6 +6,7 @@ import { AppError } from '../../domain/errors.js';
 import { DocketClient, type FetchLike } from '../../mcp/client.js';
 import { createMcpServer, TOOLSETS, type Toolset } from '../../mcp/server.js';
 import { ERR } from '../../shared/errors.js';
+import { oauthSite, resourceMetadataUrl } from './oauth.routes.js';
 
 /**
  * Sends a request through this app's own HTTP API without a socket, so the in-process tool server
@@ -34,7 +35,10 @@ function jsonRpcError(reply: FastifyReply, status: number, code: number, message
   return reply.status(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-/** MCP Streamable HTTP at /api/mcp (stateless: one server and transport per request), Bearer key only. */
+/**
+ * MCP Streamable HTTP at /api/mcp (stateless: one server and transport per request): a Bearer API
+ * key or OAuth access token only.
+ */
 export const mcpRoutes: FastifyPluginAsyncZod = async (app) => {
   const base = `http://docket.internal${app.services.config.basePath}`;
   const fetchLocal = injectFetch(app);
@@ -52,18 +56,22 @@ export const mcpRoutes: FastifyPluginAsyncZod = async (app) => {
     async (req, reply) => {
       const header = req.headers.authorization ?? '';
       const m = /^bearer\s+(.+)$/i.exec(header);
-      reply.header('WWW-Authenticate', 'Bearer');
-      if (!m)
+      // Where an OAuth client finds how to sign in (RFC 9728 section 5.1, the MCP authorization spec).
+      const metadata = `resource_metadata="${resourceMetadataUrl(oauthSite(req, app.services.config))}"`;
+      if (!m) {
+        reply.header('WWW-Authenticate', `Bearer ${metadata}`);
         return jsonRpcError(reply, 401, -32001, `${ERR.authRequired}: send Authorization: Bearer <apiKey>`);
+      }
       const apiKey = m[1].trim();
       try {
         await resolveApiKey(app.services, apiKey);
       } catch (err) {
-        if (err instanceof AppError && err.status === 401)
-          return jsonRpcError(reply, 401, -32001, ERR.invalidApiKey);
+        if (err instanceof AppError && err.status === 401) {
+          reply.header('WWW-Authenticate', `Bearer error="invalid_token", ${metadata}`);
+          return jsonRpcError(reply, 401, -32001, err.message);
+        }
         throw err;
       }
-      reply.removeHeader('WWW-Authenticate');
       // The read-only toolset, chosen by the client: /api/mcp?toolset=read or the X-MCP-Toolset header.
       const asked = (req.query as { toolset?: unknown }).toolset ?? req.headers['x-mcp-toolset'] ?? 'all';
       const toolset = String(asked).toLowerCase();

@@ -9,6 +9,7 @@ import { useToast } from '../components/toast';
 import { Avatar, Button, Dialog, ErrorState, Field, Input, Skeleton } from '../components/ui';
 import { ApiKeySection, DeleteAccountSection, EmailSection, PasswordSection } from './profile-access';
 import { NotificationsSection } from './profile-notifications';
+import { OAuthGrantsSection } from './profile-oauth';
 import { ApiKeysSection, SessionsSection } from './profile-security';
 import { TwoFactorSection } from './profile-two-factor';
 import { PageHeader } from './projects';
@@ -46,6 +47,7 @@ export function ProfilePage() {
             <NotificationsSection />
             <ApiKeySection />
             <ApiKeysSection />
+            <OAuthGrantsSection />
             <DeleteAccountSection />
           </div>
         )}

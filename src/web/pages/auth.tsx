@@ -13,7 +13,15 @@ export function nextPath(search: string): string {
   return next?.startsWith('/') && !next.startsWith('//') && !next.includes('\\') ? next : '/';
 }
 
-function AuthFrame({ title, children, footer }: { title: string; children: ReactNode; footer: ReactNode }) {
+export function AuthFrame({
+  title,
+  children,
+  footer,
+}: {
+  title: string;
+  children: ReactNode;
+  footer: ReactNode;
+}) {
   return (
     <main className="flex min-h-full items-start justify-center bg-subtle px-4 pt-[12vh]">
       <div className="w-full max-w-[360px]">
