@@ -110,7 +110,7 @@ async function withServices<T>(fn: (s: Services, db: Db) => Promise<T>): Promise
       db,
       config,
       events: { published() {}, origin: null },
-      files: openFileStore(config),
+      files: await openFileStore(config),
       log: quietLog,
     };
     try {
@@ -307,7 +307,7 @@ async function cmdFilesMigrate(to: string | undefined) {
       'files migrate needs the bucket configured: set DOCKET_S3_BUCKET (and the other DOCKET_S3_*)',
     );
   const disk = diskStore(config);
-  const bucket = s3Store(config);
+  const bucket = await s3Store(config);
   const [from, target] = to === 's3' ? [disk, bucket] : [bucket, disk];
   const tty = process.stderr.isTTY;
   let lastLine = 0;
