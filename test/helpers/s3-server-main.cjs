@@ -54,5 +54,8 @@ const stop = () => server.close().finally(() => process.exit(0));
 process.on('SIGTERM', stop);
 const parent = process.ppid;
 setInterval(() => {
-  if (process.ppid !== parent) stop();
+  if (process.ppid === parent) return;
+  // Orphaned: nobody will remove the objects' directory, so it goes with the server.
+  require('node:fs').rmSync(directory, { recursive: true, force: true });
+  stop();
 }, 1000).unref();
