@@ -1,75 +1,14 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../src/config.js';
 import { buildApp } from '../src/server/app.js';
-import { dialect, pgUrl } from './helpers/app.js';
 import { populate, snapshot } from './helpers/backup.js';
+import { bin, docket, type Instance, instance } from './helpers/cli.js';
 import { PASSWORD, signIn } from './helpers/factories.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(root, 'bin', 'docket.js');
-
-interface Instance {
-  env: Record<string, string>;
-  dataDir: string;
-  drop(): Promise<void>;
-}
-
-/** A fresh instance for the CLI: a data directory, and on PostgreSQL a fresh database. */
-async function instance(): Promise<Instance> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docket-cli-'));
-  const env: Record<string, string> = {
-    DOCKET_DATA_DIR: dataDir,
-    DOCKET_LOG_LEVEL: 'silent',
-    DOCKET_LOGIN_LIMIT: '1000',
-  };
-  let dbName: string | null = null;
-  if (dialect === 'postgres') {
-    dbName = `docket_cli_${randomBytes(5).toString('hex')}`;
-    const client = new pg.Client({ connectionString: pgUrl });
-    await client.connect();
-    await client.query(`create database ${dbName}`);
-    await client.end();
-    const url = new URL(pgUrl as string);
-    url.pathname = `/${dbName}`;
-    env.DATABASE_URL = url.toString();
-  }
-  return {
-    env,
-    dataDir,
-    async drop() {
-      fs.rmSync(dataDir, { recursive: true, force: true });
-      if (dbName) {
-        const client = new pg.Client({ connectionString: pgUrl });
-        await client.connect();
-        await client.query(`drop database if exists ${dbName} with (force)`);
-        await client.end();
-      }
-    },
-  };
-}
-
-function docket(inst: Instance, args: string[], opts: { input?: string } = {}) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), ...inst.env };
-    const child = execFile(
-      process.execPath,
-      [bin, ...args],
-      { cwd: inst.dataDir, env, maxBuffer: 64 * 1024 * 1024 },
-      (err, stdout, stderr) => {
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-    child.stdin?.end(opts.input ?? '');
-  });
-}
 
 async function appFor(inst: Instance): Promise<{ app: FastifyInstance; config: Config }> {
   const config = loadConfig({ ...inst.env, DOCKET_REGISTER_LIMIT: '1000' });

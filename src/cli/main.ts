@@ -20,7 +20,8 @@ import { hashPassword } from '../domain/passwords.js';
 import { ensureSettings } from '../domain/settings.js';
 import { temporaryPassword } from '../domain/temporary-password.js';
 import { createUserDirect } from '../domain/users.js';
-import { openFileStore } from '../files/open-store.js';
+import { moveFiles } from '../files/move-files.js';
+import { diskStore, openFileStore, s3Store } from '../files/open-store.js';
 import { passwordSchema, usernameSchema } from '../shared/accounts.js';
 
 const HELP = `Docket: the operator's command line.
@@ -32,6 +33,8 @@ Commands:
   migrate                        Apply pending database migrations
   backup [file]                  Write a backup of all data and files (to stdout without a file)
   restore <file> [--yes]         Replace ALL data and files with a backup; signs everyone out
+  files migrate --to s3|disk     Move every stored file into the S3 bucket (DOCKET_S3_*) or into
+                                 the data directory; run it while Docket is stopped
   admin create <username>        Create a system administrator
         [--password <p>] [--email <e>] [--name <n>]
   admin reset-password <username> [--password <p>]
@@ -56,11 +59,12 @@ const OPTIONS = {
   password: { type: 'string' },
   email: { type: 'string' },
   name: { type: 'string' },
+  to: { type: 'string' },
 } as const;
 
 interface Parsed {
   args: string[];
-  flags: { help?: boolean; yes?: boolean; password?: string; email?: string; name?: string };
+  flags: { help?: boolean; yes?: boolean; password?: string; email?: string; name?: string; to?: string };
 }
 
 /** The command line, by node's util.parseArgs; its errors become usage errors in our words. */
@@ -106,7 +110,7 @@ async function withServices<T>(fn: (s: Services, db: Db) => Promise<T>): Promise
       db,
       config,
       events: { published() {}, origin: null },
-      files: openFileStore(config),
+      files: await openFileStore(config),
       log: quietLog,
     };
     try {
@@ -295,6 +299,39 @@ async function cmdRestore(file: string | undefined, flags: Parsed['flags']) {
   });
 }
 
+async function cmdFilesMigrate(to: string | undefined) {
+  if (to !== 's3' && to !== 'disk') throw new UsageError('files migrate needs --to s3 or --to disk');
+  const config = loadConfigOrExit();
+  if (!config.s3)
+    throw new UsageError(
+      'files migrate needs the bucket configured: set DOCKET_S3_BUCKET (and the other DOCKET_S3_*)',
+    );
+  const disk = diskStore(config);
+  const bucket = await s3Store(config);
+  const [from, target] = to === 's3' ? [disk, bucket] : [bucket, disk];
+  const tty = process.stderr.isTTY;
+  let lastLine = 0;
+  try {
+    const r = await moveFiles(from, target, ({ done, total, bytes }) => {
+      const now = Date.now();
+      if (done < total && now - lastLine < (tty ? 100 : 2000)) return;
+      lastLine = now;
+      const line = `Moving files to ${to}: ${done}/${total} (${formatBytes(bytes)})`;
+      process.stderr.write(tty ? `\r${line}\u001b[K` : `${line}\n`);
+    });
+    if (tty) process.stderr.write('\n');
+    process.stdout.write(
+      `Moved ${r.moved} files (${formatBytes(r.bytes)}) from ${from.name} to ${target.name}` +
+        (r.alreadyThere ? `; ${r.alreadyThere} were there already.\n` : '.\n') +
+        (to === 's3'
+          ? 'Docket keeps files in the bucket while DOCKET_S3_BUCKET is set; start it with that setting.\n'
+          : 'Unset DOCKET_S3_BUCKET (and the other DOCKET_S3_*) before starting Docket, so that it uses the data directory.\n'),
+    );
+  } finally {
+    bucket.close();
+  }
+}
+
 async function findUser(s: Services, username: string) {
   return s.db.kysely
     .selectFrom('users')
@@ -381,6 +418,14 @@ export async function main(argv: string[]): Promise<number> {
         if (rest.length > 1) throw new UsageError('restore takes one file');
         await cmdRestore(rest[0], flags);
         return 0;
+      case 'files': {
+        const [sub, extra] = rest;
+        if (sub !== 'migrate')
+          throw new UsageError(`Unknown files command${sub ? `: ${sub}` : ''} (migrate)`);
+        if (extra !== undefined) throw new UsageError('Too many arguments');
+        await cmdFilesMigrate(flags.to);
+        return 0;
+      }
       case 'admin': {
         const [sub, username, extra] = rest;
         if (extra !== undefined) throw new UsageError('Too many arguments');

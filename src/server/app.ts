@@ -140,7 +140,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     db,
     config,
     events: hub,
-    files: openFileStore(config),
+    files: await openFileStore(config),
     log: app.log,
   };
   app.decorate('services', services);
