@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect } from 'react';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
-import { errorText, onUnauthorized } from './api/client';
+import { BASE_PATH, errorText, onUnauthorized } from './api/client';
 import { qk } from './api/keys';
 import { useSession } from './api/session';
 import { Shell } from './components/Shell';
@@ -11,12 +11,21 @@ import { PasswordSection } from './pages/profile-access';
 import { TwoFactorSection } from './pages/profile-two-factor';
 import { ProjectsPage } from './pages/projects';
 
-const ProjectPage = lazy(() => import('./pages/board').then((m) => ({ default: m.ProjectPage })));
+const loadBoard = () => import('./pages/board');
+const loadBacklog = () => import('./pages/Backlog');
+// The page of the address the app starts on is fetched at once, beside the session, instead of after it.
+{
+  const path = window.location.pathname.slice(BASE_PATH.length);
+  if (/^\/projects\/[^/]+\/backlog\/?$/.test(path)) void loadBacklog();
+  else if (/^\/projects\/[^/]+(\/[^/]+)?\/?$/.test(path) && !/\/(reports|settings)\/?$/.test(path))
+    void loadBoard();
+}
+const ProjectPage = lazy(() => loadBoard().then((m) => ({ default: m.ProjectPage })));
 const ProjectSettingsPage = lazy(() =>
   import('./pages/ProjectSettings').then((m) => ({ default: m.ProjectSettingsPage })),
 );
 const ProfilePage = lazy(() => import('./pages/Profile').then((m) => ({ default: m.ProfilePage })));
-const BacklogPage = lazy(() => import('./pages/Backlog').then((m) => ({ default: m.BacklogPage })));
+const BacklogPage = lazy(() => loadBacklog().then((m) => ({ default: m.BacklogPage })));
 const ReportsPage = lazy(() => import('./pages/Reports').then((m) => ({ default: m.ReportsPage })));
 const InboxPage = lazy(() => import('./pages/Inbox').then((m) => ({ default: m.InboxPage })));
 const PersonPage = lazy(() => import('./pages/Person').then((m) => ({ default: m.PersonPage })));
