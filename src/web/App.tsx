@@ -6,6 +6,7 @@ import { qk } from './api/keys';
 import { useSession } from './api/session';
 import { Shell } from './components/Shell';
 import { Button, EmptyState, ErrorState, Skeleton } from './components/ui';
+import { useDocumentTitle } from './hooks/title';
 import { RegisterPage, SignInPage } from './pages/auth';
 import { PasswordSection } from './pages/profile-access';
 import { TwoFactorSection } from './pages/profile-two-factor';
@@ -31,6 +32,15 @@ const InboxPage = lazy(() => import('./pages/Inbox').then((m) => ({ default: m.I
 const PersonPage = lazy(() => import('./pages/Person').then((m) => ({ default: m.PersonPage })));
 const SearchPage = lazy(() => import('./pages/search').then((m) => ({ default: m.SearchPage })));
 const AdminPage = lazy(() => import('./pages/Admin').then((m) => ({ default: m.AdminPage })));
+
+function PageNotFound() {
+  useDocumentTitle('Page not found');
+  return (
+    <EmptyState title="Page not found" action={<Button onClick={() => history.back()}>Go back</Button>}>
+      There is nothing at this address.
+    </EmptyState>
+  );
+}
 
 function BootSkeleton() {
   return (
@@ -124,12 +134,7 @@ function Authenticated() {
             {(p) => <ProjectPage projectKey={p.key.toUpperCase()} ticketRef={p.ticket?.toUpperCase()} />}
           </Route>
           <Route>
-            <EmptyState
-              title="Page not found"
-              action={<Button onClick={() => history.back()}>Go back</Button>}
-            >
-              There is nothing at this address.
-            </EmptyState>
+            <PageNotFound />
           </Route>
         </Switch>
       </Suspense>

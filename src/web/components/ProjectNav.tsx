@@ -5,6 +5,7 @@ import { errorText } from '../api/client';
 import { useProjectEvents } from '../api/events';
 import { useProject } from '../api/projects';
 import type { Project } from '../api/types';
+import { useDocumentTitle } from '../hooks/title';
 import { ColorDot, ErrorState, Skeleton } from './ui';
 
 const TABS = [
@@ -17,6 +18,7 @@ export type ProjectTab = (typeof TABS)[number]['id'];
 
 /** The project's pages as tabs: board, backlog, reports and settings. */
 export function ProjectTabs({ project, current }: { project: Project; current: ProjectTab }) {
+  useDocumentTitle(`${TABS.find((t) => t.id === current)?.label} · ${project.name}`);
   return (
     <nav aria-label="Project" className="flex items-center gap-0.5">
       {TABS.map((t) => (

@@ -11,10 +11,12 @@ import type { TicketPatch } from '../api/tickets';
 import type { Project } from '../api/types';
 import { useEscape, useShortcut } from '../hooks/shortcuts';
 import { setTheme, type ThemeChoice, useTheme } from '../hooks/theme';
+import { modShortcut } from '../lib/platform';
 import { CommandPalette } from './CommandPalette';
 import { CreateProjectDialog } from './CreateProjectDialog';
 import { MenuIcon, SearchIcon } from './icons';
 import { NewTicketDialog } from './NewTicketDialog';
+import { OfflineIndicator } from './OfflineIndicator';
 import { MenuItem, Popover } from './Popover';
 import { ShortcutHelp } from './ShortcutHelp';
 import { type ShellApi, ShellContext } from './shell-context';
@@ -126,11 +128,11 @@ function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
           type="button"
           onClick={shell.openPalette}
           className="flex h-8 w-full items-center gap-2 rounded-md border border-line bg-surface px-2 text-left text-faint hover:border-line-strong"
-          title="Search and commands (Ctrl+K)"
+          title={`Search and commands (${modShortcut('K')})`}
         >
           <SearchIcon />
           <span className="flex-1">Search or jump to…</span>
-          <Kbd>⌘K</Kbd>
+          <Kbd>{modShortcut('K')}</Kbd>
         </button>
       </div>
       <div className="px-2">
@@ -354,6 +356,7 @@ export function Shell({ children }: { children: ReactNode }) {
               <SearchIcon />
             </button>
           </div>
+          <OfflineIndicator />
           <main className="min-h-0 flex-1">{children}</main>
         </div>
       </div>
