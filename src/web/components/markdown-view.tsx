@@ -97,10 +97,10 @@ export default function MarkdownView({ source, onSourceChange }: MarkdownProps) 
         skipHtml
         remarkPlugins={[remarkGfm, remarkReferences]}
         components={{
-          a: ({ href, children, className }) =>
+          a: ({ href, children, className, node: _node, ...data }) =>
             (className === 'mention' && href?.startsWith('/people/')) ||
             (className === 'ticket-ref' && href?.startsWith('/projects/')) ? (
-              <Link href={href} className={`${className} font-medium text-accent hover:underline`}>
+              <Link href={href} className={`${className} font-medium text-accent hover:underline`} {...data}>
                 {children}
               </Link>
             ) : (
@@ -135,9 +135,11 @@ export default function MarkdownView({ source, onSourceChange }: MarkdownProps) 
           },
           input: ({ type, checked }) =>
             type === 'checkbox' ? (
+              // Ticks at once; the source's own value takes over when it comes back (a new key).
               <input
+                key={String(Boolean(checked))}
                 type="checkbox"
-                checked={Boolean(checked)}
+                defaultChecked={Boolean(checked)}
                 disabled={!onSourceChange}
                 aria-label="Task done"
                 onClick={(e) => e.stopPropagation()}
