@@ -26,7 +26,7 @@ export function OfflineIndicator() {
     <div
       role="status"
       data-testid="offline-indicator"
-      className="flex items-center gap-2 border-b border-line bg-subtle px-3 py-1 text-[12px] text-muted"
+      className="fixed bottom-3 left-3 z-[60] flex items-center gap-2 rounded-md border border-line bg-surface px-3 py-1.5 text-[12px] text-fg shadow-pop"
     >
       <span aria-hidden="true" className="inline-block h-2 w-2 rounded-full bg-[var(--warning,#d97706)]" />
       {online ? 'Back online: sending' : 'Offline'}

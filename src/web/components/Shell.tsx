@@ -131,7 +131,7 @@ function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
           title={`Search and commands (${modShortcut('K')})`}
         >
           <SearchIcon />
-          <span className="flex-1">Search or jump to…</span>
+          <span className="min-w-0 flex-1 truncate">Search or jump to…</span>
           <Kbd>{modShortcut('K')}</Kbd>
         </button>
       </div>
@@ -356,8 +356,8 @@ export function Shell({ children }: { children: ReactNode }) {
               <SearchIcon />
             </button>
           </div>
-          <OfflineIndicator />
           <main className="min-h-0 flex-1">{children}</main>
+          <OfflineIndicator />
         </div>
       </div>
       {palette && <CommandPalette onClose={() => setPalette(false)} currentProject={currentProject} />}
