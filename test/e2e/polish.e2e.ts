@@ -374,26 +374,29 @@ describe('rough edges', () => {
   });
 
   it('asks before deleting a comment in the app’s own dialog, not the browser’s', async () => {
-    const t = await ticket({ title: 'Comment to delete' });
-    await owner.req('POST', `/api/projects/${project.id}/tickets/${t.key}/comments`, {
-      content: 'Short-lived',
-    });
-    const page = await open(owner, { width: 1440, height: 900 });
-    const native: string[] = [];
-    page.on('dialog', (d) => {
-      native.push(d.message());
-      void d.dismiss();
-    });
-    await page.goto(ticketUrl(t.key));
-    await page.getByTestId('comment').getByRole('button', { name: 'Delete' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Delete this comment?' });
-    await dialog.waitFor();
-    await screenshot(page, 'polish-delete-comment-light');
-    await dialog.getByRole('button', { name: 'Delete comment' }).click();
-    await dialog.waitFor({ state: 'detached' });
-    await page.getByTestId('comment').waitFor({ state: 'detached' });
-    expect(native).toEqual([]);
-    expect(await owner.req('GET', `/api/projects/${project.id}/tickets/${t.key}/comments`)).toEqual([]);
+    for (const theme of THEMES) {
+      const t = await ticket({ title: `Comment to delete (${theme})` });
+      await owner.req('POST', `/api/projects/${project.id}/tickets/${t.key}/comments`, {
+        content: 'Short-lived',
+      });
+      const page = await open(owner, { theme, width: 1440, height: 900 });
+      const native: string[] = [];
+      page.on('dialog', (d) => {
+        native.push(d.message());
+        void d.dismiss();
+      });
+      await page.goto(ticketUrl(t.key));
+      await page.getByTestId('comment').getByRole('button', { name: 'Delete' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Delete this comment?' });
+      await dialog.waitFor();
+      await screenshot(page, `polish-delete-comment-${theme}`);
+      await dialog.getByRole('button', { name: 'Delete comment' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await page.getByTestId('comment').waitFor({ state: 'detached' });
+      expect(native).toEqual([]);
+      expect(await owner.req('GET', `/api/projects/${project.id}/tickets/${t.key}/comments`)).toEqual([]);
+      await page.context().close();
+    }
   });
 
   it('shows that the browser is offline and how many changes wait, and sends them when it is back', async () => {
