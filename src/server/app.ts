@@ -29,6 +29,7 @@ import { ERR } from '../shared/errors.js';
 import { registerDrain } from './drain.js';
 import { setupMetrics } from './metrics.js';
 import { registerAuth } from './plugins/auth.js';
+import { registerCompression } from './plugins/compression.js';
 import { plainSerializer, registerContractChecks } from './plugins/contracts.js';
 import { registerErrorHandler } from './plugins/errors.js';
 import { registerInputGuard } from './plugins/input.js';
@@ -187,6 +188,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // Form bodies are parsed only where a form is expected (plugins/forms.ts).
 
   await app.register(cookie);
+  await registerCompression(app);
   // Multipart bodies are parsed only in the scopes of the upload routes (src/server/multipart.ts).
   registerErrorHandler(app);
   registerAuth(app, services);

@@ -56,6 +56,10 @@ export async function registerWeb(scope: FastifyInstance, config: Config, webRoo
       index: false,
       immutable: true,
       maxAge: '365d',
+      // The build wrote .br and .gz beside each file (scripts/build.js): sent by the browser's
+      // Accept-Encoding, with Vary, no compression per request.
+      preCompressed: true,
+      setHeaders: (res) => res.setHeader('Vary', 'Accept-Encoding'),
     });
   }
   const sendIndex = (reply: import('fastify').FastifyReply) =>
@@ -72,7 +76,7 @@ export async function registerWeb(scope: FastifyInstance, config: Config, webRoo
   // Other files at the top of the build (favicon, manifest).
   if (hasApp) {
     for (const file of fs.readdirSync(webRoot)) {
-      if (file === 'index.html' || file === 'assets') continue;
+      if (file === 'index.html' || file === 'assets' || /\.(br|gz)$/.test(file)) continue;
       const full = path.join(webRoot, file);
       if (!fs.statSync(full).isFile()) continue;
       scope.get(`/${file}`, { schema: { hide: true }, config: { auth: 'public' } }, async (_req, reply) =>

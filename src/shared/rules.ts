@@ -16,6 +16,12 @@ export function parseTicketKey(ref: string): { projectKey: string; number: numbe
 }
 
 /**
+ * A ticket key written in running text (Markdown), linked by the web app: upper-case project key,
+ * not inside a word, a path or another key. Group 1 is what precedes it, 2 the key, 3 the number.
+ */
+export const TICKET_KEY_IN_TEXT = /(^|[^A-Za-z0-9_./#-])([A-Z][A-Z0-9]{1,9})-(\d{1,9})(?![A-Za-z0-9_-])/g;
+
+/**
  * The columns whose tickets count as done: the chosen ones that still exist (sprint settings'
  * `doneColumnIds`), or the last column when none is chosen. `columnIds` are in board order. The
  * one rule for sprint completion, the reports, the backlog and subtask progress.

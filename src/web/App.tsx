@@ -1,28 +1,47 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect } from 'react';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
-import { errorText, onUnauthorized } from './api/client';
+import { BASE_PATH, errorText, onUnauthorized } from './api/client';
 import { qk } from './api/keys';
 import { useSession } from './api/session';
 import { Shell } from './components/Shell';
 import { Button, EmptyState, ErrorState, Skeleton } from './components/ui';
+import { useDocumentTitle } from './hooks/title';
 import { RegisterPage, SignInPage } from './pages/auth';
 import { OAuthConsentPage } from './pages/oauth-consent';
 import { PasswordSection } from './pages/profile-access';
 import { TwoFactorSection } from './pages/profile-two-factor';
 import { ProjectsPage } from './pages/projects';
 
-const ProjectPage = lazy(() => import('./pages/board').then((m) => ({ default: m.ProjectPage })));
+const loadBoard = () => import('./pages/board');
+const loadBacklog = () => import('./pages/Backlog');
+// The page of the address the app starts on is fetched at once, beside the session, instead of after it.
+{
+  const path = window.location.pathname.slice(BASE_PATH.length);
+  if (/^\/projects\/[^/]+\/backlog\/?$/.test(path)) void loadBacklog();
+  else if (/^\/projects\/[^/]+(\/[^/]+)?\/?$/.test(path) && !/\/(reports|settings)\/?$/.test(path))
+    void loadBoard();
+}
+const ProjectPage = lazy(() => loadBoard().then((m) => ({ default: m.ProjectPage })));
 const ProjectSettingsPage = lazy(() =>
   import('./pages/ProjectSettings').then((m) => ({ default: m.ProjectSettingsPage })),
 );
 const ProfilePage = lazy(() => import('./pages/Profile').then((m) => ({ default: m.ProfilePage })));
-const BacklogPage = lazy(() => import('./pages/Backlog').then((m) => ({ default: m.BacklogPage })));
+const BacklogPage = lazy(() => loadBacklog().then((m) => ({ default: m.BacklogPage })));
 const ReportsPage = lazy(() => import('./pages/Reports').then((m) => ({ default: m.ReportsPage })));
 const InboxPage = lazy(() => import('./pages/Inbox').then((m) => ({ default: m.InboxPage })));
 const PersonPage = lazy(() => import('./pages/Person').then((m) => ({ default: m.PersonPage })));
 const SearchPage = lazy(() => import('./pages/search').then((m) => ({ default: m.SearchPage })));
 const AdminPage = lazy(() => import('./pages/Admin').then((m) => ({ default: m.AdminPage })));
+
+function PageNotFound() {
+  useDocumentTitle('Page not found');
+  return (
+    <EmptyState title="Page not found" action={<Button onClick={() => history.back()}>Go back</Button>}>
+      There is nothing at this address.
+    </EmptyState>
+  );
+}
 
 function BootSkeleton() {
   return (
@@ -118,12 +137,7 @@ function Authenticated() {
             {(p) => <ProjectPage projectKey={p.key.toUpperCase()} ticketRef={p.ticket?.toUpperCase()} />}
           </Route>
           <Route>
-            <EmptyState
-              title="Page not found"
-              action={<Button onClick={() => history.back()}>Go back</Button>}
-            >
-              There is nothing at this address.
-            </EmptyState>
+            <PageNotFound />
           </Route>
         </Switch>
       </Suspense>

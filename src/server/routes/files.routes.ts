@@ -66,6 +66,8 @@ export const filesRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: { hide: true, params: z.object({ kind: z.string(), name: z.string() }) },
       config: { auth: 'user' },
+      // Stored files keep their bytes, ETag and byte ranges as stored (docs/decisions/045).
+      compress: false,
     },
     async (req, reply) => {
       const file = await findServedFile(req.ctx, req.params.kind, req.params.name);

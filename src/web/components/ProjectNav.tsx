@@ -5,6 +5,7 @@ import { errorText } from '../api/client';
 import { useProjectEvents } from '../api/events';
 import { useProject } from '../api/projects';
 import type { Project } from '../api/types';
+import { useDocumentTitle } from '../hooks/title';
 import { ColorDot, ErrorState, Skeleton } from './ui';
 
 const TABS = [
@@ -17,8 +18,9 @@ export type ProjectTab = (typeof TABS)[number]['id'];
 
 /** The project's pages as tabs: board, backlog, reports and settings. */
 export function ProjectTabs({ project, current }: { project: Project; current: ProjectTab }) {
+  useDocumentTitle(`${TABS.find((t) => t.id === current)?.label} · ${project.name}`);
   return (
-    <nav aria-label="Project" className="flex items-center gap-0.5">
+    <nav aria-label="Project" className="flex shrink-0 items-center gap-0.5">
       {TABS.map((t) => (
         <Link
           key={t.id}
@@ -56,15 +58,16 @@ export function ProjectFrame({
   const p = project.data;
   return (
     <div className="flex h-full flex-col">
-      <header className="flex h-12 shrink-0 items-center gap-3 border-b border-line px-3">
+      {/* On a phone the header scrolls sideways rather than squeezing the project's name away. */}
+      <header className="flex h-12 shrink-0 items-center gap-3 overflow-x-auto border-b border-line px-3">
         {p ? (
           <Link
             href={`/projects/${p.key}`}
-            className="flex min-w-0 items-center gap-2 rounded-md px-1.5 py-1 hover:bg-hover"
+            className="flex shrink-0 items-center gap-2 rounded-md px-1.5 py-1 hover:bg-hover"
           >
             <ColorDot color={p.color} />
             <span className="max-w-[30vw] truncate text-[14px] font-semibold">{p.name}</span>
-            <span className="font-mono text-[11px] text-faint">{p.key}</span>
+            <span className="hidden font-mono text-[11px] text-faint sm:inline">{p.key}</span>
           </Link>
         ) : (
           <Skeleton className="h-5 w-40" />

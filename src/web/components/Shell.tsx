@@ -1,5 +1,15 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
+import {
+  lazy,
+  type ReactNode,
+  Suspense,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import { Link, useLocation, useSearch as useSearchString } from 'wouter';
 import { useAccountEvents } from '../api/events';
 import { qk } from '../api/keys';
@@ -11,13 +21,20 @@ import type { TicketPatch } from '../api/tickets';
 import type { Project } from '../api/types';
 import { useEscape, useShortcut } from '../hooks/shortcuts';
 import { setTheme, type ThemeChoice, useTheme } from '../hooks/theme';
-import { CommandPalette } from './CommandPalette';
-import { CreateProjectDialog } from './CreateProjectDialog';
+import { modShortcut } from '../lib/platform';
 import { MenuIcon, SearchIcon } from './icons';
-import { NewTicketDialog } from './NewTicketDialog';
+import { OfflineIndicator } from './OfflineIndicator';
 import { MenuItem, Popover } from './Popover';
-import { ShortcutHelp } from './ShortcutHelp';
 import { type ShellApi, ShellContext } from './shell-context';
+
+// The palette and the dialogs load when first opened, not with every page (issue 23).
+const CommandPalette = lazy(() => import('./CommandPalette').then((m) => ({ default: m.CommandPalette })));
+const CreateProjectDialog = lazy(() =>
+  import('./CreateProjectDialog').then((m) => ({ default: m.CreateProjectDialog })),
+);
+const NewTicketDialog = lazy(() => import('./NewTicketDialog').then((m) => ({ default: m.NewTicketDialog })));
+const ShortcutHelp = lazy(() => import('./ShortcutHelp').then((m) => ({ default: m.ShortcutHelp })));
+
 import { Avatar, ColorDot, Kbd, Skeleton } from './ui';
 
 /** The key of the project in the current path, if any. */
@@ -126,11 +143,11 @@ function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
           type="button"
           onClick={shell.openPalette}
           className="flex h-8 w-full items-center gap-2 rounded-md border border-line bg-surface px-2 text-left text-faint hover:border-line-strong"
-          title="Search and commands (Ctrl+K)"
+          title={`Search and commands (${modShortcut('K')})`}
         >
           <SearchIcon />
-          <span className="flex-1">Search or jump to…</span>
-          <Kbd>⌘K</Kbd>
+          <span className="min-w-0 flex-1 truncate">Search or jump to…</span>
+          <Kbd>{modShortcut('K')}</Kbd>
         </button>
       </div>
       <div className="px-2">
@@ -355,18 +372,21 @@ export function Shell({ children }: { children: ReactNode }) {
             </button>
           </div>
           <main className="min-h-0 flex-1">{children}</main>
+          <OfflineIndicator />
         </div>
       </div>
-      {palette && <CommandPalette onClose={() => setPalette(false)} currentProject={currentProject} />}
-      {help && <ShortcutHelp onClose={() => setHelp(false)} />}
-      {creatingProject && <CreateProjectDialog onClose={() => setCreatingProject(false)} />}
-      {newTicket && (
-        <NewTicketDialog
-          projectId={newTicket.projectId ?? currentProject?.id ?? projects.data?.[0]?.id}
-          defaults={newTicket.defaults}
-          onClose={() => setNewTicket(null)}
-        />
-      )}
+      <Suspense fallback={null}>
+        {palette && <CommandPalette onClose={() => setPalette(false)} currentProject={currentProject} />}
+        {help && <ShortcutHelp onClose={() => setHelp(false)} />}
+        {creatingProject && <CreateProjectDialog onClose={() => setCreatingProject(false)} />}
+        {newTicket && (
+          <NewTicketDialog
+            projectId={newTicket.projectId ?? currentProject?.id ?? projects.data?.[0]?.id}
+            defaults={newTicket.defaults}
+            onClose={() => setNewTicket(null)}
+          />
+        )}
+      </Suspense>
     </ShellContext.Provider>
   );
 }

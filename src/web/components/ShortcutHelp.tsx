@@ -1,7 +1,8 @@
+import { MOD_KEY } from '../lib/platform';
 import { Dialog, Kbd } from './ui';
 
 export const SHORTCUTS: { keys: string[]; what: string }[] = [
-  { keys: ['Ctrl', 'K'], what: 'Open the command palette (⌘K on a Mac)' },
+  { keys: [MOD_KEY, 'K'], what: 'Open the command palette' },
   { keys: ['C'], what: 'Create a ticket' },
   { keys: ['/'], what: 'Search the board' },
   { keys: ['?'], what: 'Show these shortcuts' },

@@ -39,7 +39,7 @@ import { useToast } from '../components/toast';
 import { Button, EmptyState, ErrorState, Skeleton } from '../components/ui';
 import { SelectionBar, SprintActionsBar, Toolbar } from './backlog-bars';
 import { PlanSection, type RowContext } from './backlog-sections';
-import { TicketDrawer } from './ticket';
+import { TicketDrawer } from './ticket-drawer';
 
 /** The backlog: tickets without a sprint, and the open sprints as sections to plan and run. */
 export function BacklogPage({ projectKey }: { projectKey: string }) {

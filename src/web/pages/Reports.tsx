@@ -147,10 +147,16 @@ export function SprintPicker({
         </Field>
       </div>
       {selected && (
-        <div className="flex min-w-0 flex-1 flex-col pb-1" data-testid="sprint-summary">
+        // On a phone the summary takes its own line under the picker, the dates on one line.
+        <div
+          className="flex min-w-0 basis-full flex-col pb-1 sm:basis-0 sm:flex-1"
+          data-testid="sprint-summary"
+        >
           <div className="flex items-center gap-2">
             <StatusBadge status={selected.status} />
-            <span className="text-muted">{dateRange(selected)}</span>
+            <span className="whitespace-nowrap text-muted" data-testid="sprint-dates">
+              {dateRange(selected)}
+            </span>
           </div>
           {selected.goal && <p className="truncate text-muted">Goal: {selected.goal}</p>}
         </div>

@@ -6,6 +6,7 @@ import { ApiError, errorText } from '../api/client';
 import { qk } from '../api/keys';
 import { fetchSession, register, signIn } from '../api/session';
 import { Button, Field, Input } from '../components/ui';
+import { useDocumentTitle } from '../hooks/title';
 
 /** The path to return to after signing in: only a path on this site. */
 export function nextPath(search: string): string {
@@ -22,6 +23,7 @@ export function AuthFrame({
   children: ReactNode;
   footer: ReactNode;
 }) {
+  useDocumentTitle(title);
   return (
     <main className="flex min-h-full items-start justify-center bg-subtle px-4 pt-[12vh]">
       <div className="w-full max-w-[360px]">

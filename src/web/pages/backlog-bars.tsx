@@ -30,8 +30,10 @@ export function Toolbar({
 }) {
   const any = anyTicketFilter(filters);
   return (
-    <div className="sticky top-0 z-20 flex min-w-0 items-center gap-2 overflow-x-auto border-b border-line bg-bg px-3 py-2 sm:flex-wrap sm:px-4">
-      <fieldset className="flex min-w-0 items-center gap-2 sm:flex-wrap">
+    // On a phone the filters scroll sideways in their own line and the sort menu wraps below them,
+    // instead of the whole bar scrolling with the sort menu drawn over the filters.
+    <div className="sticky top-0 z-20 flex min-w-0 flex-wrap items-center gap-2 border-b border-line bg-bg px-3 py-2 sm:px-4">
+      <fieldset className="-m-0.5 flex min-w-0 max-w-full items-center gap-2 overflow-x-auto p-0.5 sm:flex-wrap sm:overflow-visible">
         <legend className="sr-only">Filters</legend>
         <TicketFilterFields
           filters={filters}

@@ -188,7 +188,7 @@ export const BacklogRow = memo(function BacklogRow({
       {...pointerListeners}
       data-testid="backlog-row"
       data-key={ticket.key}
-      className={`flex min-h-10 cursor-grab items-center gap-2 px-3 py-1.5 text-[13px] last:rounded-b-[7px] ${
+      className={`flex min-h-10 cursor-grab flex-wrap items-center gap-x-2 gap-y-0.5 px-3 py-1.5 text-[13px] last:rounded-b-[7px] sm:flex-nowrap ${
         selected ? 'bg-accent-soft' : 'bg-surface hover:bg-hover'
       } ${isDragging ? 'opacity-40' : ''}`}
     >
@@ -212,10 +212,11 @@ export const BacklogRow = memo(function BacklogRow({
         />
       </span>
       <TypeIcon type={ticket.type} />
-      <span className="min-w-[5.5rem] shrink-0 whitespace-nowrap font-mono text-[12px] text-faint">
+      <span className="min-w-[5.5rem] flex-1 whitespace-nowrap font-mono text-[12px] text-faint sm:flex-none sm:shrink-0">
         {ticket.key}
       </span>
-      <span className="min-w-0 flex-1 truncate">
+      {/* On a phone the title takes a line of its own under the key, not the few pixels left beside it. */}
+      <span className="order-last min-w-0 basis-full truncate pl-11 sm:order-none sm:basis-0 sm:flex-1 sm:pl-0">
         <button
           type="button"
           className="max-w-full truncate text-left text-fg hover:underline"

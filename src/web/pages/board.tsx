@@ -41,7 +41,7 @@ import {
 import { useToast } from '../components/toast';
 import { Button, ColorDot, EmptyState, ErrorState, Kbd, Skeleton } from '../components/ui';
 import { assigneeOf, BoardColumn, ticketLabels } from './board-column';
-import { TicketDrawer } from './ticket';
+import { TicketDrawer } from './ticket-drawer';
 
 export interface Filters extends TicketFilterValues {
   sprint: string; // 'default' | 'all' | 'backlog' | sprint id

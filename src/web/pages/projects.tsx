@@ -4,8 +4,10 @@ import { useProjects } from '../api/projects';
 import { PlusIcon } from '../components/icons';
 import { useShell } from '../components/shell-context';
 import { Button, ColorDot, EmptyState, ErrorState, Skeleton } from '../components/ui';
+import { useDocumentTitle } from '../hooks/title';
 
 export function PageHeader({ title, children }: { title: React.ReactNode; children?: React.ReactNode }) {
+  useDocumentTitle(typeof title === 'string' ? title : null);
   return (
     <header className="flex h-12 shrink-0 items-center gap-3 border-b border-line px-4">
       <h1 className="min-w-0 flex-1 truncate text-[14px] font-semibold">{title}</h1>

@@ -30,6 +30,7 @@ import { PRIORITIES } from '../api/types';
 import { Popover } from '../components/Popover';
 import { useToast } from '../components/toast';
 import { Button, Input, Select } from '../components/ui';
+import { useDocumentTitle } from '../hooks/title';
 import {
   COLUMN_TITLES,
   type ColumnName,
@@ -151,6 +152,7 @@ export function SearchPage() {
   const viewId = params.get('view');
   const views = useViews();
   const view = viewId ? views.data?.find((v) => v.id === viewId) : undefined;
+  useDocumentTitle(view ? view.name : 'Search');
   const [text, setText] = useState(params.get('q') ?? '');
   const [columns, setColumns] = useState<ColumnName[]>(DEFAULT_VIEW_COLUMNS);
   const [groupBy, setGroupBy] = useState<GroupName | null>(null);

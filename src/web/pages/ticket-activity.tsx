@@ -9,6 +9,7 @@ import { useHistory } from '../api/links';
 import { useMembers } from '../api/members';
 import { useSession } from '../api/session';
 import type { Comment, FullTicket, Project } from '../api/types';
+import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Markdown } from '../components/Markdown';
 import { fullTime, relativeTime } from '../components/time';
 import { useToast } from '../components/toast';
@@ -54,6 +55,7 @@ export function Comments({ project, ticket }: { project: Project; ticket: FullTi
   const myRole = members.data?.find((m) => m.userId === me?.id)?.role;
   const canModerate = me?.isSystemAdmin || myRole === 'owner' || myRole === 'admin';
   const [editing, setEditing] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<Comment | null>(null);
   const refresh = () => {
     qc.invalidateQueries({ queryKey: qk.comments(ticket.id) });
     qc.invalidateQueries({ queryKey: qk.ticket(project.id, ticket.key) });
@@ -78,15 +80,11 @@ export function Comments({ project, ticket }: { project: Project; ticket: FullTi
       toast.error(`Could not save the comment: ${errorText(err)}`);
     }
   };
+  // The app's own confirmation (focus kept inside, Escape closes it), not the browser's confirm box.
   const remove = async (c: Comment) => {
-    if (!window.confirm('Delete this comment?')) return;
-    try {
-      await deleteComment(project.id, ticket.id, c.id);
-      qc.setQueryData<Comment[]>(qk.comments(ticket.id), (list) => list?.filter((x) => x.id !== c.id));
-      refresh();
-    } catch (err) {
-      toast.error(`Could not delete the comment: ${errorText(err)}`);
-    }
+    await deleteComment(project.id, ticket.id, c.id);
+    qc.setQueryData<Comment[]>(qk.comments(ticket.id), (list) => list?.filter((x) => x.id !== c.id));
+    refresh();
   };
 
   return (
@@ -112,7 +110,11 @@ export function Comments({ project, ticket }: { project: Project; ticket: FullTi
                   </button>
                 )}
                 {(c.author?.id === me?.id || canModerate) && (
-                  <button type="button" className="text-faint hover:text-danger" onClick={() => remove(c)}>
+                  <button
+                    type="button"
+                    className="text-faint hover:text-danger"
+                    onClick={() => setDeleting(c)}
+                  >
                     Delete
                   </button>
                 )}
@@ -123,24 +125,40 @@ export function Comments({ project, ticket }: { project: Project; ticket: FullTi
                     initial={c.content}
                     max={LIMITS.commentMax}
                     projectId={project.id}
+                    ticketId={ticket.id}
                     onCancel={() => setEditing(null)}
                     onSave={(text) => edit(c, text)}
                   />
                 </div>
               ) : (
                 <div className="mt-0.5">
-                  <Markdown source={c.content} />
+                  <Markdown
+                    source={c.content}
+                    onSourceChange={c.author?.id === me?.id ? (next) => edit(c, next) : undefined}
+                  />
                 </div>
               )}
             </div>
           </li>
         ))}
       </ol>
+      {deleting && (
+        <ConfirmDialog
+          title="Delete this comment?"
+          confirmLabel="Delete comment"
+          busyLabel="Deleting…"
+          onConfirm={() => remove(deleting)}
+          onClose={() => setDeleting(null)}
+        >
+          The comment by {deleting.author?.name ?? 'a deleted user'} is removed for everyone.
+        </ConfirmDialog>
+      )}
       <MarkdownEditor
         initial=""
         max={LIMITS.commentMax}
         saveLabel="Comment"
         projectId={project.id}
+        ticketId={ticket.id}
         placeholder="Write a comment…"
         onSave={post}
         testId="comment-input"

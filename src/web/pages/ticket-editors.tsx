@@ -1,10 +1,17 @@
-import { type ReactNode, useEffect, useMemo, useState } from 'react';
+import { type ClipboardEvent, type DragEvent, type ReactNode, useEffect, useMemo, useState } from 'react';
 import { LIMITS } from '../../shared/limits';
+import { uploadAttachment } from '../api/attachments';
+import { errorText } from '../api/client';
 import { useMembers } from '../api/members';
 import type { FullTicket } from '../api/types';
 import { Markdown } from '../components/Markdown';
 import { MentionTextarea } from '../components/MentionTextarea';
+import { useToast } from '../components/toast';
 import { Button } from '../components/ui';
+import { modShortcut } from '../lib/platform';
+
+/** Markdown for an image link: brackets in the name would end the text early. */
+const imageMarkdown = (name: string, src: string) => `![${name.replace(/[[\]\\]/g, '')}](${src})`;
 
 export function TitleEditor({ ticket, onSave }: { ticket: FullTicket; onSave: (title: string) => void }) {
   const [value, setValue] = useState(ticket.title);
@@ -47,6 +54,7 @@ export function MarkdownEditor({
   max,
   testId,
   projectId,
+  ticketId,
 }: {
   initial: string;
   onSave: (text: string) => void | Promise<void>;
@@ -57,8 +65,42 @@ export function MarkdownEditor({
   testId?: string;
   /** The project whose members `@` offers. */
   projectId?: string;
+  /** The ticket that images pasted or dropped into the text are attached to. */
+  ticketId?: string;
 }) {
   const [text, setText] = useState(initial);
+  const toast = useToast();
+  /**
+   * Images pasted or dropped into the text are uploaded as the ticket's attachments (the attachments
+   * API, with its checks) and written into the text as Markdown images where the caret was.
+   */
+  const attachImages = (files: File[], el: HTMLTextAreaElement) => {
+    if (!projectId || !ticketId) return false;
+    const images = files.filter((f) => f.type.startsWith('image/'));
+    if (images.length === 0) return false;
+    const at = el.selectionStart ?? text.length;
+    const placeholders = images.map((f, i) => `![Uploading ${f.name || 'image'} (${Date.now()}-${i})…]()`);
+    setText((t) => `${t.slice(0, at)}${placeholders.join('\n')}${t.slice(at)}`);
+    images.forEach((file, i) => {
+      uploadAttachment(projectId, ticketId, file, () => {})
+        .then((a) => setText((t) => t.replace(placeholders[i], imageMarkdown(a.filename, a.url))))
+        .catch((err) => {
+          setText((t) => t.replace(placeholders[i], ''));
+          toast.error(`Could not attach ${file.name || 'the image'}: ${errorText(err)}`);
+        });
+    });
+    return true;
+  };
+  const onPaste = (e: ClipboardEvent<HTMLTextAreaElement>) => {
+    if (attachImages([...e.clipboardData.files], e.currentTarget)) e.preventDefault();
+  };
+  const onDrop = (e: DragEvent<HTMLTextAreaElement>) => {
+    if (attachImages([...e.dataTransfer.files], e.currentTarget)) {
+      e.preventDefault();
+      // The drawer attaches files dropped anywhere on it: this one is attached already.
+      e.stopPropagation();
+    }
+  };
   const members = useMembers(projectId);
   const people = useMemo(
     () =>
@@ -107,6 +149,8 @@ export function MarkdownEditor({
           people={people}
           maxLength={max}
           placeholder={placeholder}
+          onPaste={onPaste}
+          onDrop={onDrop}
           onKeyDown={(e) => {
             if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
               e.preventDefault();
@@ -123,7 +167,9 @@ export function MarkdownEditor({
         </div>
       )}
       <div className="flex items-center justify-end gap-2 border-t border-line px-2 py-1.5">
-        <span className="mr-auto text-[11px] text-faint">Ctrl+Enter to {saveLabel.toLowerCase()}</span>
+        <span className="mr-auto text-[11px] text-faint">
+          {modShortcut('Enter')} to {saveLabel.toLowerCase()}
+        </span>
         {onCancel && (
           <Button size="sm" variant="ghost" onClick={onCancel}>
             Cancel
@@ -153,6 +199,7 @@ export function DescriptionEditor({
           max={LIMITS.ticketDescriptionMax}
           testId="description-input"
           projectId={ticket.projectId}
+          ticketId={ticket.id}
           placeholder="Describe the work in Markdown…"
           onCancel={() => setEditing(false)}
           onSave={(text) => {
@@ -180,7 +227,7 @@ export function DescriptionEditor({
           className="min-h-12 cursor-text rounded-md border border-transparent px-1 py-1 hover:border-line"
         >
           {ticket.description ? (
-            <Markdown source={ticket.description} />
+            <Markdown source={ticket.description} onSourceChange={(next) => onSave(next)} />
           ) : (
             <span className="text-faint">Add a description…</span>
           )}

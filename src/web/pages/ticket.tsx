@@ -1,12 +1,13 @@
 import { type DragEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { Link } from 'wouter';
-import { errorText } from '../api/client';
+import { ApiError, errorText } from '../api/client';
 import { type TicketPatch, useDeleteTicket, useTicket, useTickets, useUpdateTicket } from '../api/tickets';
 import type { FullTicket, Project } from '../api/types';
 import { useToast } from '../components/toast';
-import { Button, Dialog, ErrorState, Skeleton } from '../components/ui';
+import { Button, Dialog, EmptyState, ErrorState, Skeleton } from '../components/ui';
 import { useEscape } from '../hooks/shortcuts';
+import { useDocumentTitle } from '../hooks/title';
 import { Activity } from './ticket-activity';
 import { DescriptionEditor, TitleEditor } from './ticket-editors';
 import { Properties } from './ticket-properties';
@@ -24,6 +25,7 @@ export function TicketDrawer({
 }) {
   const ticket = useTicket(project.id, ticketRef);
   const panel = useRef<HTMLDivElement>(null);
+  useDocumentTitle(ticket.data ? `${ticket.data.key} ${ticket.data.title}` : ticketRef);
   useEscape(onClose);
   // Focus goes back where it was (the card that opened the ticket) when the drawer closes.
   useEffect(() => {
@@ -56,7 +58,18 @@ export function TicketDrawer({
         {ticket.isError ? (
           <>
             <DrawerHeader title={ticketRef} onClose={onClose} />
-            <ErrorState message={errorText(ticket.error)} onRetry={() => ticket.refetch()} />
+            {ticket.error instanceof ApiError && ticket.error.status === 404 ? (
+              // Asking again will not make it exist: say so plainly, with the way back.
+              <EmptyState
+                title="Ticket not found"
+                action={<Button onClick={onClose}>Back to {project.name}</Button>}
+              >
+                There is no ticket {ticketRef} in {project.name}. It may have been deleted, or the address is
+                mistyped.
+              </EmptyState>
+            ) : (
+              <ErrorState message={errorText(ticket.error)} onRetry={() => ticket.refetch()} />
+            )}
           </>
         ) : !ticket.data ? (
           <>
