@@ -73,6 +73,27 @@ const schema = z.object({
   DOCKET_MAIL_FROM: z.string().min(3).max(320).optional(),
   DOCKET_MAIL_SENDER: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
   DOCKET_MAIL_LEASE_SECONDS: int(2, 3600).default(120),
+  DOCKET_OIDC_ISSUER: z.url({ error: 'must be the provider URL, such as https://id.example.com' }).optional(),
+  DOCKET_OIDC_CLIENT_ID: z.string().min(1).max(1000).optional(),
+  DOCKET_OIDC_CLIENT_SECRET: z.string().min(1).max(1000).optional(),
+  DOCKET_OIDC_NAME: z.string().trim().min(1).max(60).default('Single sign-on'),
+  DOCKET_OIDC_CREATE_ACCOUNTS: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+  DOCKET_OIDC_ALLOWED_DOMAINS: z
+    .string()
+    .default('')
+    .transform((v, c) => {
+      const list = v
+        .split(',')
+        .map((d) => d.trim().toLowerCase())
+        .filter(Boolean);
+      if (list.every((d) => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(d))) return list;
+      c.addIssue({
+        code: 'custom',
+        message: 'must be e-mail domains, comma-separated (example.com,example.org)',
+      });
+      return z.NEVER;
+    }),
+  DOCKET_OIDC_ONLY: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   DOCKET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -120,12 +141,29 @@ export interface Config {
   mailSender: boolean;
   /** How long a claimed outbox message is this instance's before another may send it. */
   mailLeaseSeconds: number;
+  /** Single sign-on with OpenID Connect (docs/security.md); absent when DOCKET_OIDC_ISSUER is not set. */
+  oidc?: OidcConfig;
   /** PostgreSQL schema (tests only). */
   pgSchema?: string;
   /** Argon2 setting of new password hashes; only the test suite sets `test` (src/domain/passwords.ts). */
   passwordHashing?: PasswordHashing;
   /** Check every JSON answer and event against its declared schema (the test suite only). */
   checkContracts?: boolean;
+}
+
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  /** Absent for a public client (PKCE only). */
+  clientSecret?: string;
+  /** The sign-in button's label. */
+  name: string;
+  /** Whether a first sign-in with no matching account creates one (default: registration is open). */
+  createAccounts: boolean;
+  /** E-mail domains allowed to sign in this way (verified e-mail required); empty: any. */
+  allowedDomains: string[];
+  /** Password sign-in (and registration, forgotten passwords) only for system administrators. */
+  only: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -142,6 +180,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.DOCKET_ADMIN_USERNAME && !e.DOCKET_ADMIN_PASSWORD) {
     throw new ConfigError(
       'Invalid configuration:\n  DOCKET_ADMIN_PASSWORD: required when DOCKET_ADMIN_USERNAME is set',
+    );
+  }
+  if (e.DOCKET_OIDC_ISSUER && !e.DOCKET_OIDC_CLIENT_ID) {
+    throw new ConfigError(
+      'Invalid configuration:\n  DOCKET_OIDC_CLIENT_ID: required when DOCKET_OIDC_ISSUER is set',
     );
   }
   return {
@@ -172,5 +215,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailFrom: e.DOCKET_MAIL_FROM,
     mailSender: e.DOCKET_MAIL_SENDER === 'on',
     mailLeaseSeconds: e.DOCKET_MAIL_LEASE_SECONDS,
+    oidc:
+      e.DOCKET_OIDC_ISSUER && e.DOCKET_OIDC_CLIENT_ID
+        ? {
+            issuer: e.DOCKET_OIDC_ISSUER,
+            clientId: e.DOCKET_OIDC_CLIENT_ID,
+            clientSecret: e.DOCKET_OIDC_CLIENT_SECRET,
+            name: e.DOCKET_OIDC_NAME,
+            createAccounts: e.DOCKET_OIDC_CREATE_ACCOUNTS
+              ? e.DOCKET_OIDC_CREATE_ACCOUNTS === 'true'
+              : e.DOCKET_REGISTRATION === 'open',
+            allowedDomains: e.DOCKET_OIDC_ALLOWED_DOMAINS,
+            only: e.DOCKET_OIDC_ONLY === 'true',
+          }
+        : undefined,
   };
 }

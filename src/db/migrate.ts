@@ -13,6 +13,8 @@ import * as m030 from './migrations/030_notifications.js';
 import * as m040 from './migrations/040_search_index.js';
 import * as m041 from './migrations/041_saved_views.js';
 import * as m042 from './migrations/042_search_sort_index.js';
+import * as m066 from './migrations/066_password_resets.js';
+import * as m067 from './migrations/067_oidc.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -31,6 +33,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '040_search_index': m040,
   '041_saved_views': m041,
   '042_search_sort_index': m042,
+  '066_password_resets': m066,
+  '067_oidc': m067,
 };
 
 /** Every migration's name, in order. */

@@ -13,13 +13,15 @@ import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage
  * Nor are the mail outbox (messages about the backed-up state that were, or were about to be, sent:
  * restoring them would send them again) and the signing keys (a restored instance makes its own; old
  * unsubscribe links then need a sign-in instead) (docs/decisions/037-notifications.md).
+ * Nor are forgotten-password links and single sign-ons under way (short-lived secrets, like
+ * sessions); links to single sign-on accounts are (docs/decisions/043-sso-and-password-reset.md).
  */
 export const BACKUP_FORMAT = 'docket-backup';
 export const BACKUP_VERSION = 2;
 
 export type BackupTable = Exclude<
   keyof Database,
-  'sessions' | 'events' | 'audit_log' | 'mail_outbox' | 'signing_keys'
+  'sessions' | 'events' | 'audit_log' | 'mail_outbox' | 'signing_keys' | 'password_resets' | 'oidc_logins'
 >;
 
 /** The tables in a backup, parents first (the insert order; deletes run in reverse). */
@@ -45,6 +47,7 @@ export const BACKUP_TABLES = [
   'notifications',
   'notification_settings',
   'saved_views',
+  'oidc_identities',
 ] as const satisfies readonly BackupTable[];
 
 /**
@@ -278,6 +281,15 @@ export const ROW_SCHEMAS = {
     created_at: stamp,
     updated_at: stamp,
   }),
+  oidc_identities: z.strictObject({
+    id,
+    user_id: id,
+    issuer: text(2048).min(1),
+    subject: text(1000).min(1),
+    email: text(320).nullable(),
+    created_at: stamp,
+    last_login_at: optStamp,
+  }),
 } satisfies Record<BackupTable, z.ZodType>;
 
 /** The columns that identify a row: the keyset for paging on export and for duplicate checks on import. */
@@ -303,6 +315,7 @@ export const KEY_COLUMNS: Record<BackupTable, readonly string[]> = {
   notifications: ['id'],
   notification_settings: ['user_id'],
   saved_views: ['id'],
+  oidc_identities: ['id'],
 };
 
 /** References between records (the foreign keys): column -> table whose id it names. */
@@ -333,6 +346,7 @@ export const REFERENCES: Partial<Record<BackupTable, Record<string, BackupTable>
   notifications: { user_id: 'users', actor_id: 'users', project_id: 'projects', ticket_id: 'tickets' },
   notification_settings: { user_id: 'users' },
   saved_views: { author_id: 'users', project_id: 'projects' },
+  oidc_identities: { user_id: 'users' },
 };
 
 /** Columns naming a stored file: the file must be in the backup. */
@@ -383,6 +397,7 @@ export const UNIQUE_KEYS: Partial<
   ],
   attachments: [{ name: 'stored name', of: (r) => String(r.stored_name) }],
   uploads: [{ name: 'stored name', of: (r) => String(r.stored_name) }],
+  oidc_identities: [{ name: 'provider account', of: (r) => `${r.issuer}\u0000${r.subject}` }],
 };
 
 export const isBackupTable = (name: string): name is BackupTable =>
