@@ -22,6 +22,7 @@ export type AuditAction =
   | 'account.password_reset_requested'
   | 'account.password_reset'
   | 'account.sso_linked'
+  | 'account.sso_created'
   | 'session.ended'
   | 'api_key.created'
   | 'api_key.revoked'

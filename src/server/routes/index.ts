@@ -12,6 +12,7 @@ import { projectsRoutes } from './projects.routes.js';
 import { searchRoutes } from './search.routes.js';
 import { securityRoutes } from './security.routes.js';
 import { sprintsRoutes } from './sprints.routes.js';
+import { ssoRoutes } from './sso.routes.js';
 import { ticketsRoutes } from './tickets.routes.js';
 import { usersRoutes } from './users.routes.js';
 import { viewsRoutes } from './views.routes.js';
@@ -34,4 +35,5 @@ export const ROUTES: FastifyPluginAsyncZod[] = [
   notificationsRoutes,
   searchRoutes,
   viewsRoutes,
+  ssoRoutes,
 ];
