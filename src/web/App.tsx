@@ -6,7 +6,7 @@ import { qk } from './api/keys';
 import { useSession } from './api/session';
 import { Shell } from './components/Shell';
 import { Button, EmptyState, ErrorState, Skeleton } from './components/ui';
-import { RegisterPage, SignInPage } from './pages/auth';
+import { ForgotPasswordPage, RegisterPage, ResetPasswordPage, SignInPage } from './pages/auth';
 import { PasswordSection } from './pages/profile-access';
 import { TwoFactorSection } from './pages/profile-two-factor';
 import { ProjectsPage } from './pages/projects';
@@ -146,6 +146,12 @@ export function App() {
       </Route>
       <Route path="/register">
         <RegisterPage />
+      </Route>
+      <Route path="/forgot-password">
+        <ForgotPasswordPage />
+      </Route>
+      <Route path="/reset-password">
+        <ResetPasswordPage />
       </Route>
       <Route>
         <Authenticated />

@@ -3,8 +3,10 @@
  * package, run as its own process: `node --import tsx test/helpers/oidc-provider.ts <accounts.json>`
  * with OIDC_REDIRECT_URIS (comma-separated). It prints `listening at http://127.0.0.1:<port>`.
  *
- * Clients: `docket` (secret `docket-secret`, client_secret_basic) and `docket-public` (no secret,
- * PKCE only). Its development sign-in pages take any login: the login is the account's subject, and
+ * Clients: `docket` (secret `docket-secret`, client_secret_basic), `docket-public` (no secret,
+ * PKCE only), and `docket-loopback` (secret `docket-secret`; a native client, so its redirect URI
+ * http://127.0.0.1/api/auth/oidc/callback matches on any port: for a Docket whose port is chosen
+ * after the provider starts). Its development sign-in pages take any login: the login is the account's subject, and
  * its claims (email, email_verified, name, preferred_username) are read from <accounts.json> at
  * each sign-in, so a test can add accounts while it runs.
  */
@@ -26,6 +28,14 @@ server.listen(0, '127.0.0.1', () => {
         client_id: 'docket',
         client_secret: 'docket-secret',
         redirect_uris: redirectUris,
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+      {
+        client_id: 'docket-loopback',
+        client_secret: 'docket-secret',
+        application_type: 'native',
+        redirect_uris: ['http://127.0.0.1/api/auth/oidc/callback'],
         grant_types: ['authorization_code'],
         response_types: ['code'],
       },
