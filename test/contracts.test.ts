@@ -99,6 +99,9 @@ describe('answers: declared by every route and kept', () => {
       'get /api/mcp',
       'delete /api/mcp',
       'get /api/notifications/unsubscribe',
+      // Single sign-on: browser navigations, answered with redirects.
+      'get /api/auth/oidc/start',
+      'get /api/auth/oidc/callback',
     ]);
     const missing: string[] = [];
     let operations = 0;
