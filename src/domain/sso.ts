@@ -147,15 +147,21 @@ export async function finishSignOn(
     });
     return new SsoError(reason, message);
   };
+  // A callback that no sign-in of this browser started is refused before anything is written:
+  // anyone can send one, so it must not fill the audit log (the process log has it).
+  const refuseUnstarted = (why: string) => {
+    ctx.log.info({ address: ctx.address, why }, 'single sign-on: callback refused');
+    return new SsoError('failed', ERR.ssoFailed);
+  };
   if (!state || !cookieState || state !== cookieState)
-    throw await fail('failed', ERR.ssoFailed, '', 'state does not match this browser');
+    throw refuseUnstarted('state does not match this browser');
   const pending = await ctx.db.kysely
     .deleteFrom('oidc_logins')
     .where('state_hash', '=', hashToken(state))
     .returningAll()
     .executeTakeFirst();
   if (!pending || Date.parse(pending.created_at) < Date.now() - SSO_PENDING_MS)
-    throw await fail('failed', ERR.ssoFailed, '', 'unknown, used or expired state');
+    throw refuseUnstarted('unknown, used or expired state');
   if (params.get('error')) throw await fail('failed', ERR.ssoFailed, '', `provider: ${params.get('error')}`);
 
   let claims: Claims;

@@ -1,6 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { AppError } from '../../domain/errors.js';
+import { WindowCounter } from '../../domain/rate-limit.js';
 import { finishSignOn, SSO_PENDING_MS, SsoError, startSignOn } from '../../domain/sso.js';
+import { ERR } from '../../shared/errors.js';
 import { setSessionCookie } from '../plugins/auth.js';
 import { safeCallback } from './auth.routes.js';
 
@@ -21,6 +24,8 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
     sameSite: 'lax' as const,
     secure: config.publicUrl?.startsWith('https:') ?? false,
   };
+  // Each start writes a row: starts count per client address like password attempts do.
+  const starts = new WindowCounter(config.loginAddressLimit, config.registerWindowSeconds * 1000);
   const refused = (reason: string) => `${config.basePath}/sign-in?sso=${encodeURIComponent(reason)}`;
 
   app.get(
@@ -32,6 +37,11 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: z.object({ callbackUrl: z.string().max(2048).optional() }),
       },
       config: { auth: 'public' },
+      onRequest: async (req) => {
+        const wait = starts.blockedFor(req.ip);
+        if (wait > 0) throw new AppError(429, ERR.rateLimit, { retryAfter: wait });
+        starts.add(req.ip);
+      },
     },
     async (req, reply) => {
       try {
