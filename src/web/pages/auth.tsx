@@ -21,6 +21,15 @@ export function nextPath(search: string): string {
   return next?.startsWith('/') && !next.startsWith('//') && !next.includes('\\') ? next : '/';
 }
 
+/** An error under a sign-in form, in the API's words. */
+function FormAlert({ children, className = '' }: { children: ReactNode; className?: string }) {
+  return (
+    <p role="alert" className={`rounded-md bg-danger-soft px-3 py-2 text-danger ${className}`}>
+      {children}
+    </p>
+  );
+}
+
 function AuthFrame({ title, children, footer }: { title: string; children: ReactNode; footer: ReactNode }) {
   return (
     <main className="flex min-h-full items-start justify-center bg-subtle px-4 pt-[12vh]">
@@ -134,11 +143,7 @@ export function SignInPage() {
           Your password is changed and every session has ended. Sign in with the new password.
         </p>
       )}
-      {ssoRefusal && (
-        <p role="alert" className="mb-3 rounded-md bg-danger-soft px-3 py-2 text-danger">
-          {ssoRefusal}
-        </p>
-      )}
+      {ssoRefusal && <FormAlert className="mb-3">{ssoRefusal}</FormAlert>}
       <SsoButton next={nextPath(search)} />
       {options.data?.passwordSignIn === 'admins' && (
         <p className="mb-3 text-[12px] text-muted">Password sign-in is for administrators only.</p>
@@ -185,11 +190,7 @@ export function SignInPage() {
             )}
           </Field>
         )}
-        {error && (
-          <p role="alert" className="rounded-md bg-danger-soft px-3 py-2 text-danger">
-            {error}
-          </p>
-        )}
+        {error && <FormAlert>{error}</FormAlert>}
         <Button
           type="submit"
           variant="primary"
@@ -256,11 +257,7 @@ export function ForgotPasswordPage() {
               />
             )}
           </Field>
-          {error && (
-            <p role="alert" className="rounded-md bg-danger-soft px-3 py-2 text-danger">
-              {error}
-            </p>
-          )}
+          {error && <FormAlert>{error}</FormAlert>}
           <Button type="submit" variant="primary" disabled={busy || !login.trim()}>
             {busy ? 'Sending…' : 'Send reset link'}
           </Button>
@@ -307,9 +304,7 @@ export function ResetPasswordPage() {
       }
     >
       {!token ? (
-        <p role="alert" className="rounded-md bg-danger-soft px-3 py-2 text-danger">
-          {ERR.invalidResetLink}
-        </p>
+        <FormAlert>{ERR.invalidResetLink}</FormAlert>
       ) : (
         <form onSubmit={submit} className="flex flex-col gap-3" noValidate>
           <Field label="New password" hint={<PasswordRules password={password} />}>
@@ -328,11 +323,7 @@ export function ResetPasswordPage() {
           <p className="text-[12px] text-muted">
             Every session of the account ends when the password changes.
           </p>
-          {error && (
-            <p role="alert" className="rounded-md bg-danger-soft px-3 py-2 text-danger">
-              {error}
-            </p>
-          )}
+          {error && <FormAlert>{error}</FormAlert>}
           <Button type="submit" variant="primary" disabled={busy || !passwordOk}>
             {busy ? 'Saving…' : 'Set new password'}
           </Button>
@@ -446,11 +437,7 @@ export function RegisterPage() {
             />
           )}
         </Field>
-        {error && (
-          <p role="alert" className="rounded-md bg-danger-soft px-3 py-2 text-danger">
-            {error}
-          </p>
-        )}
+        {error && <FormAlert>{error}</FormAlert>}
         <Button type="submit" variant="primary" disabled={busy || !form.username || !passwordOk}>
           {busy ? 'Creating account…' : 'Create account'}
         </Button>
