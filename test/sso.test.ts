@@ -4,6 +4,7 @@
  * accounts, the policies, and the refusals of a forged, replayed or foreign callback.
  */
 import type { FastifyInstance } from 'fastify';
+import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { type Client, clientFor, PASSWORD, signUp, unique } from './helpers/factories.js';
@@ -161,6 +162,29 @@ describe('single sign-on with a real OpenID provider', () => {
     // Callbacks nobody started write nothing to the audit log (anyone can send them).
     const failures = await admin.get('/api/admin/audit?action=auth.login_failed');
     expect(failures.body).not.toMatch(/single sign-on: (state|unknown)/);
+  });
+
+  it("does not ask for Docket's two-factor code: the provider's sign-in counts", async () => {
+    const email = `${unique('tf')}@example.com`;
+    const u = await signUp(t.app, { email });
+    const { secret } = (await u.post('/api/me/two-factor')).json();
+    const code = TOTP.generate({
+      secret: Secret.fromBase32(secret),
+      algorithm: 'SHA1',
+      digits: 6,
+      period: 30,
+    });
+    expect((await u.post('/api/me/two-factor/enable', { code })).statusCode).toBe(200);
+    const password = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/callback/credentials',
+      payload: { username: u.username, password: PASSWORD },
+    });
+    expect(password.json().twoFactor).toBe(true);
+    const sub = unique('sub-tf');
+    provider.setAccount(sub, { email, email_verified: true });
+    const res = await sso(t.app, sub);
+    expect((await whoAmI(t.app, res.cookie)).id).toBe(u.userId);
   });
 
   it('refuses a disabled account, and sends another site back to the root', async () => {
