@@ -182,6 +182,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'Invalid configuration:\n  DOCKET_ADMIN_PASSWORD: required when DOCKET_ADMIN_USERNAME is set',
     );
   }
+  if (!e.DOCKET_OIDC_ISSUER && e.DOCKET_OIDC_ONLY === 'true') {
+    throw new ConfigError(
+      'Invalid configuration:\n  DOCKET_OIDC_ONLY: needs DOCKET_OIDC_ISSUER (single sign-on)',
+    );
+  }
   if (e.DOCKET_OIDC_ISSUER && !e.DOCKET_OIDC_CLIENT_ID) {
     throw new ConfigError(
       'Invalid configuration:\n  DOCKET_OIDC_CLIENT_ID: required when DOCKET_OIDC_ISSUER is set',

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { type Client, clientFor, PASSWORD, signUp, unique } from './helpers/factories.js';
 import { startProvider, type TestProvider } from './helpers/oidc.js';
@@ -305,6 +306,31 @@ describe('single sign-on policies', () => {
     } finally {
       await only.close();
     }
+  });
+
+  it('refuses to start with an incomplete single sign-on configuration, naming the variable', () => {
+    expect(() => loadConfig({ DOCKET_OIDC_ISSUER: 'https://id.example.com' })).toThrow(
+      /DOCKET_OIDC_CLIENT_ID/,
+    );
+    expect(() => loadConfig({ DOCKET_OIDC_ONLY: 'true' })).toThrow(/DOCKET_OIDC_ONLY/);
+    expect(() => loadConfig({ DOCKET_OIDC_ALLOWED_DOMAINS: 'not a domain' })).toThrow(
+      /DOCKET_OIDC_ALLOWED_DOMAINS/,
+    );
+    expect(() => loadConfig({ DOCKET_OIDC_ISSUER: 'id.example.com', DOCKET_OIDC_CLIENT_ID: 'x' })).toThrow(
+      /DOCKET_OIDC_ISSUER/,
+    );
+    const ok = loadConfig({
+      DOCKET_OIDC_ISSUER: 'https://id.example.com',
+      DOCKET_OIDC_CLIENT_ID: 'x',
+      DOCKET_REGISTRATION: 'closed',
+      DOCKET_OIDC_ALLOWED_DOMAINS: 'Example.com, b.example',
+    });
+    expect(ok.oidc).toMatchObject({
+      name: 'Single sign-on',
+      createAccounts: false,
+      allowedDomains: ['example.com', 'b.example'],
+      only: false,
+    });
   });
 
   it('limits starts per client address with 429', async () => {
