@@ -88,6 +88,27 @@ const schema = z.object({
   DOCKET_S3_SECRET_ACCESS_KEY: z.string().optional(),
   DOCKET_S3_FORCE_PATH_STYLE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   DOCKET_S3_PRESIGN: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  DOCKET_OIDC_ISSUER: z.url({ error: 'must be the provider URL, such as https://id.example.com' }).optional(),
+  DOCKET_OIDC_CLIENT_ID: z.string().min(1).max(1000).optional(),
+  DOCKET_OIDC_CLIENT_SECRET: z.string().min(1).max(1000).optional(),
+  DOCKET_OIDC_NAME: z.string().trim().min(1).max(60).default('Single sign-on'),
+  DOCKET_OIDC_CREATE_ACCOUNTS: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+  DOCKET_OIDC_ALLOWED_DOMAINS: z
+    .string()
+    .default('')
+    .transform((v, c) => {
+      const list = v
+        .split(',')
+        .map((d) => d.trim().toLowerCase())
+        .filter(Boolean);
+      if (list.every((d) => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(d))) return list;
+      c.addIssue({
+        code: 'custom',
+        message: 'must be e-mail domains, comma-separated (example.com,example.org)',
+      });
+      return z.NEVER;
+    }),
+  DOCKET_OIDC_ONLY: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   DOCKET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -141,6 +162,8 @@ export interface Config {
   drainSeconds: number;
   /** Files in an S3-compatible bucket instead of the data directory (src/files/s3-store.ts). */
   s3?: S3Config;
+  /** Single sign-on with OpenID Connect (docs/security.md); absent when DOCKET_OIDC_ISSUER is not set. */
+  oidc?: OidcConfig;
   /** PostgreSQL schema (tests only). */
   pgSchema?: string;
   /** Argon2 setting of new password hashes; only the test suite sets `test` (src/domain/passwords.ts). */
@@ -162,6 +185,22 @@ export interface S3Config {
   forcePathStyle: boolean;
   /** Downloads redirect to a short-lived presigned URL instead of streaming through Docket. */
   presign: boolean;
+}
+
+/** Single sign-on with OpenID Connect, when `DOCKET_OIDC_ISSUER` is set (docs/security.md). */
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  /** Absent for a public client (PKCE only). */
+  clientSecret?: string;
+  /** The sign-in button's label. */
+  name: string;
+  /** Whether a first sign-in with no matching account creates one (default: registration is open). */
+  createAccounts: boolean;
+  /** E-mail domains allowed to sign in this way (verified e-mail required); empty: any. */
+  allowedDomains: string[];
+  /** Password sign-in (and registration, forgotten passwords) only for system administrators. */
+  only: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -189,6 +228,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!e.DOCKET_S3_ACCESS_KEY_ID !== !e.DOCKET_S3_SECRET_ACCESS_KEY) {
     throw new ConfigError(
       'Invalid configuration:\n  DOCKET_S3_ACCESS_KEY_ID, DOCKET_S3_SECRET_ACCESS_KEY: set both or neither',
+    );
+  }
+  if (!e.DOCKET_OIDC_ISSUER && e.DOCKET_OIDC_ONLY === 'true') {
+    throw new ConfigError(
+      'Invalid configuration:\n  DOCKET_OIDC_ONLY: needs DOCKET_OIDC_ISSUER (single sign-on)',
+    );
+  }
+  if (e.DOCKET_OIDC_ISSUER && !e.DOCKET_OIDC_CLIENT_ID) {
+    throw new ConfigError(
+      'Invalid configuration:\n  DOCKET_OIDC_CLIENT_ID: required when DOCKET_OIDC_ISSUER is set',
     );
   }
   return {
@@ -232,5 +281,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailLeaseSeconds: e.DOCKET_MAIL_LEASE_SECONDS,
     metricsToken: e.DOCKET_METRICS_TOKEN,
     drainSeconds: e.DOCKET_DRAIN_SECONDS,
+    oidc:
+      e.DOCKET_OIDC_ISSUER && e.DOCKET_OIDC_CLIENT_ID
+        ? {
+            issuer: e.DOCKET_OIDC_ISSUER,
+            clientId: e.DOCKET_OIDC_CLIENT_ID,
+            clientSecret: e.DOCKET_OIDC_CLIENT_SECRET,
+            name: e.DOCKET_OIDC_NAME,
+            createAccounts: e.DOCKET_OIDC_CREATE_ACCOUNTS
+              ? e.DOCKET_OIDC_CREATE_ACCOUNTS === 'true'
+              : e.DOCKET_REGISTRATION === 'open',
+            allowedDomains: e.DOCKET_OIDC_ALLOWED_DOMAINS,
+            only: e.DOCKET_OIDC_ONLY === 'true',
+          }
+        : undefined,
   };
 }

@@ -73,6 +73,8 @@ describe('the backup format covers the schema', () => {
         'oauth_grants',
         'oauth_codes',
         'oauth_tokens',
+        'password_resets',
+        'oidc_logins',
       ]),
     );
     for (const table of BACKUP_TABLES) {

@@ -45,6 +45,13 @@ const EXPECT: Record<string, Row> = {
   'POST /api/auth/verify-credentials': ALL_200,
   'GET /api/auth/session': ALL_200,
   'POST /api/auth/signout': ALL_200,
+  // Forgotten passwords and single sign-on: public; the provider here answers nothing, so a single
+  // sign-on goes back to the sign-in page (302).
+  'GET /api/auth/options': ALL_200,
+  'POST /api/auth/forgot': ALL_200,
+  'POST /api/auth/reset': [400, 400, 400, 400, 400, 400, 400],
+  'GET /api/auth/oidc/start': [302, 302, 302, 302, 302, 302, 302],
+  'GET /api/auth/oidc/callback': [302, 302, 302, 302, 302, 302, 302],
   'GET /api/openapi.json': ALL_200,
   'GET /api/docs': ALL_200,
   'GET /api/docs/static/index.html': [302, 302, 302, 302, 302, 302, 302],
@@ -313,6 +320,8 @@ const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?
     'POST /api/auth/verify-credentials': async () => ({
       json: { username: users.spare.username, password: PASSWORD },
     }),
+    'POST /api/auth/forgot': async () => ({ json: { email: `${unique('nobody')}@example.com` } }),
+    'POST /api/auth/reset': async () => ({ json: { token: 'x'.repeat(43), password: PASSWORD } }),
     // Signing out ends the session: use a second session of the same user.
     'POST /api/auth/signout': async (actor) => ({
       json: { callbackUrl: '/' },
@@ -575,7 +584,15 @@ function errorOf(text: string): string | undefined {
 }
 
 beforeAll(async () => {
-  t = await createTestApp();
+  // E-mail (sent by no instance) and single sign-on (with a provider that answers nothing) are
+  // configured, so that their routes answer as they do in use.
+  t = await createTestApp({
+    DOCKET_SMTP_URL: 'smtp://127.0.0.1:1',
+    DOCKET_MAIL_FROM: 'docket@example.com',
+    DOCKET_MAIL_SENDER: 'off',
+    DOCKET_OIDC_ISSUER: 'http://127.0.0.1:1',
+    DOCKET_OIDC_CLIENT_ID: 'docket',
+  });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   png = await makePng(8, 8);

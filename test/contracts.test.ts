@@ -100,6 +100,9 @@ describe('answers: declared by every route and kept', () => {
       'delete /api/mcp',
       'get /api/notifications/unsubscribe',
       'get /metrics',
+      // Single sign-on: browser navigations, answered with redirects.
+      'get /api/auth/oidc/start',
+      'get /api/auth/oidc/callback',
     ]);
     const missing: string[] = [];
     let operations = 0;

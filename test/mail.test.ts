@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Db } from '../src/db/connect.js';
 import { dialect, pgUrl } from './helpers/app.js';
 import { PASSWORD, unique } from './helpers/factories.js';
+import { decodedMail } from './helpers/mailbox.js';
 import { type ServerProcess, startDocketFromSource, startProcess } from './helpers/server.js';
 import { eventually } from './helpers/wait.js';
 
@@ -141,13 +142,6 @@ async function allSettled(addresses: string[], timeoutMs = 30_000) {
   return outboxFor(addresses);
 }
 
-/** The message with its header lines unfolded and its quoted-printable soft breaks removed. */
-const decoded = (raw: string) =>
-  raw
-    .replace(/\r?\n[ \t]+/g, ' ')
-    .replace(/=\r?\n/g, '')
-    .replace(/=3D/g, '=');
-
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docket-mail-'));
   sinkFile = path.join(dataDir, 'received.jsonl');
@@ -196,7 +190,7 @@ describe(`e-mail through a real SMTP server (${dialect})`, () => {
     const m = got[0];
     expect(m.messageId).toBe(`<${row.id}@mail.example.com>`);
     expect(m.subject).toContain(`[${tickets[0].key}]`);
-    const raw = decoded(m.raw);
+    const raw = decodedMail(m.raw);
     expect(raw).toMatch(
       /^List-Unsubscribe: <https:\/\/docket\.example\.com\/api\/notifications\/unsubscribe\?token=[^>]+>/m,
     );

@@ -53,6 +53,10 @@ export const TABLE_SCOPES: Record<string, TableClass> = {
   oauth_grants: ['auth'],
   oauth_tokens: ['auth'],
   oauth_clients: [],
+  password_resets: [],
+  oidc_logins: [],
+  // A provider account linked to a user: no cached answer shows it.
+  oidc_identities: [],
   oauth_codes: [],
   system_settings: ['settings'],
   // Read by no cached answer.

@@ -14,6 +14,8 @@ import * as m040 from './migrations/040_search_index.js';
 import * as m041 from './migrations/041_saved_views.js';
 import * as m042 from './migrations/042_search_sort_index.js';
 import * as m063 from './migrations/063_rate_limits.js';
+import * as m066 from './migrations/066_password_resets.js';
+import * as m067 from './migrations/067_oidc.js';
 import * as m069 from './migrations/069_oauth.js';
 import * as m076 from './migrations/076_cache_changes.js';
 
@@ -35,6 +37,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '041_saved_views': m041,
   '042_search_sort_index': m042,
   '063_rate_limits': m063,
+  '066_password_resets': m066,
+  '067_oidc': m067,
   '069_oauth': m069,
   '076_cache_changes': m076,
 };

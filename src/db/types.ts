@@ -268,7 +268,8 @@ export interface MailOutboxTable {
   id: string;
   user_id: string;
   project_id: string | null;
-  kind: 'instant' | 'digest';
+  /** `password_reset`: a forgotten-password link (no project, no unsubscribe link). */
+  kind: 'instant' | 'digest' | 'password_reset';
   to_address: string;
   subject: string;
   text_body: string;
@@ -340,6 +341,38 @@ export interface Database {
   saved_views: SavedViewsTable;
   rate_limits: RateLimitsTable;
   cache_changes: CacheChangesTable;
+  password_resets: PasswordResetsTable;
+  oidc_identities: OidcIdentitiesTable;
+  oidc_logins: OidcLoginsTable;
+}
+
+/** Forgotten-password links (migration 066): only the token's SHA-256 is stored; single use. */
+export interface PasswordResetsTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/** A provider account (OpenID Connect issuer and subject) linked to a user (migration 067). */
+export interface OidcIdentitiesTable {
+  id: string;
+  user_id: string;
+  issuer: string;
+  subject: string;
+  email: string | null;
+  created_at: string;
+  last_login_at: string | null;
+}
+
+/** A single sign-on under way (migration 067), keyed by the SHA-256 of its state. */
+export interface OidcLoginsTable {
+  state_hash: string;
+  code_verifier: string;
+  nonce: string;
+  return_to: string;
+  created_at: string;
 }
 
 /** The read cache's change log (migration 076, decision 047): PostgreSQL only, kept ten minutes. */
@@ -444,6 +477,9 @@ export const TABLES_IN_ORDER = [
   'oauth_grants',
   'oauth_codes',
   'oauth_tokens',
+  'password_resets',
+  'oidc_identities',
+  'oidc_logins',
 ] as const satisfies readonly (keyof Database)[];
 
 /** A fixed-window rate-limit counter (migration 063), shared by every instance on the database. */

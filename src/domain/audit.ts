@@ -19,6 +19,10 @@ export type AuditAction =
   | 'account.deleted'
   | 'account.two_factor_enabled'
   | 'account.two_factor_disabled'
+  | 'account.password_reset_requested'
+  | 'account.password_reset'
+  | 'account.sso_linked'
+  | 'account.sso_created'
   | 'session.ended'
   | 'api_key.created'
   | 'api_key.revoked'
@@ -97,8 +101,10 @@ export async function listAudit(ctx: Ctx, q: AuditQuery) {
     query = query.where((eb) => eb.or([eb('actor_id', '=', a), eb(sql`lower(actor_name)`, '=', a)]));
   }
   if (q.action) {
+    // `escape` is spelled out: SQLite's LIKE has no escape character otherwise (`account.password_*`).
+    const prefix = `${q.action.slice(0, -1).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     query = q.action.endsWith('*')
-      ? query.where('action', 'like', `${q.action.slice(0, -1).replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
+      ? query.where(sql<boolean>`action like ${prefix} escape '\\'`)
       : query.where('action', '=', q.action);
   }
   if (q.since) query = query.where('at', '>=', q.since);

@@ -89,6 +89,12 @@ async function checkPassword(
     await loginFailed(ctx, user, login, user ? 'password' : 'unknown user');
     throw unauthorized(ERR.invalidCredentials);
   }
+  // Single sign-on only (DOCKET_OIDC_ONLY): passwords stay for system administrators.
+  if (ctx.config.oidc?.only && user.is_system_admin !== 1) {
+    attempt.succeeded();
+    await loginFailed(ctx, user, login, 'single sign-on only');
+    throw forbidden(ERR.ssoOnly);
+  }
   return { user, attempt };
 }
 
@@ -233,9 +239,13 @@ export async function deleteSessionByToken(ctx: Ctx, token: string): Promise<str
   });
 }
 
-/** Ends every session of a user (password change, disabling, deletion). */
+/**
+ * Ends every session of a user (password change or reset, disabling, deletion), and voids their
+ * unused forgotten-password links.
+ */
 export async function endAllSessions(tx: Tx, userId: string): Promise<void> {
   await tx.deleteFrom('sessions').where('user_id', '=', userId).execute();
+  await tx.deleteFrom('password_resets').where('user_id', '=', userId).execute();
 }
 
 /**

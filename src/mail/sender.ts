@@ -140,8 +140,13 @@ export class MailSender {
         html: row.html_body,
         messageId: `<${row.id}@${mailDomain(this.from)}>`,
         headers: {
-          'List-Unsubscribe': `<${row.unsubscribe_url}>`,
-          'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+          // Account mail (a password reset) has no unsubscribe link.
+          ...(row.unsubscribe_url
+            ? {
+                'List-Unsubscribe': `<${row.unsubscribe_url}>`,
+                'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+              }
+            : {}),
           'Auto-Submitted': 'auto-generated',
           'X-Docket-Outbox-Id': row.id,
         },

@@ -55,6 +55,33 @@ export const loginBody = z.object({
   code: z.string().trim().min(1).max(32).optional(),
 });
 
+/** Forgotten password: the account's e-mail address or its username (one of them). */
+export const forgotPasswordBody = z
+  .object({
+    email: emailSchema.optional(),
+    username: z.string().trim().min(1).max(LIMITS.emailMax).optional(),
+  })
+  .refine((b) => Boolean(b.email) !== Boolean(b.username), {
+    message: 'Give your e-mail address or your username',
+  });
+
+/** A new password through the link of a forgotten-password e-mail. */
+export const resetPasswordBody = z.object({
+  token: z.string().trim().min(20).max(200),
+  password: passwordSchema,
+});
+
+/** What the sign-in page offers (GET /api/auth/options): public, no secrets. */
+export const authOptionsOut = z.object({
+  registration: z.enum(['open', 'closed']),
+  /** Forgotten-password e-mails (e-mail is configured). */
+  passwordReset: z.boolean(),
+  /** Single sign-on, when configured: the button's label and where it starts. */
+  sso: z.object({ name: z.string(), url: z.string() }).nullable(),
+  /** With `DOCKET_OIDC_ONLY`, password sign-in is for system administrators only. */
+  passwordSignIn: z.enum(['everyone', 'admins']),
+});
+
 export const signoutBody = z.object({ callbackUrl: z.string().max(2048).optional() }).optional();
 
 export const updateMeBody = z.object({ name: displayNameSchema.nullable() });

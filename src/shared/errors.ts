@@ -69,4 +69,13 @@ export const ERR = {
   oauthUnknownClient: 'Unknown OAuth client: register it again',
   oauthBadRedirect: 'The redirect URI is not registered for this client',
   oauthGrantNotFound: 'OAuth grant not found',
+  // Forgotten passwords and single sign-on (issue 19, docs/security.md).
+  passwordResetOff: 'Password reset by e-mail is not available',
+  invalidResetLink: 'This reset link is invalid, used or expired: ask for a new one',
+  ssoOff: 'Single sign-on is not configured',
+  ssoOnly: 'Password sign-in is off: use single sign-on',
+  ssoFailed: 'Single sign-on failed: try again',
+  ssoNoAccount: 'No Docket account matches this sign-in, and new accounts cannot be created this way',
+  ssoDomain: 'Your e-mail domain is not allowed to sign in here',
+  ssoUnverified: 'The provider did not confirm your e-mail address',
 } as const;

@@ -7,7 +7,7 @@ import { useSession } from './api/session';
 import { Shell } from './components/Shell';
 import { Button, EmptyState, ErrorState, Skeleton } from './components/ui';
 import { useDocumentTitle } from './hooks/title';
-import { RegisterPage, SignInPage } from './pages/auth';
+import { ForgotPasswordPage, RegisterPage, ResetPasswordPage, SignInPage } from './pages/auth';
 import { OAuthConsentPage } from './pages/oauth-consent';
 import { PasswordSection } from './pages/profile-access';
 import { TwoFactorSection } from './pages/profile-two-factor';
@@ -163,6 +163,12 @@ export function App() {
       </Route>
       <Route path="/register">
         <RegisterPage />
+      </Route>
+      <Route path="/forgot-password">
+        <ForgotPasswordPage />
+      </Route>
+      <Route path="/reset-password">
+        <ResetPasswordPage />
       </Route>
       <Route>
         <Authenticated />

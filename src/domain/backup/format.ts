@@ -17,6 +17,8 @@ import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage
  * instances serving it (docs/decisions/047-scoped-read-cache.md).
  * Nor are the OAuth clients, grants, codes and tokens: like sessions, a restore or a wipe signs
  * every OAuth client out (docs/decisions/044-oauth-for-mcp.md).
+ * Nor are forgotten-password links and single sign-ons under way (short-lived secrets, like
+ * sessions); links to single sign-on accounts are (docs/decisions/043-sso-and-password-reset.md).
  */
 export const BACKUP_FORMAT = 'docket-backup';
 export const BACKUP_VERSION = 2;
@@ -36,6 +38,9 @@ export type BackupTable = Exclude<
   | 'oauth_grants'
   | 'oauth_codes'
   | 'oauth_tokens'
+  // Short-lived secrets, like sessions (decision 043).
+  | 'password_resets'
+  | 'oidc_logins'
 >;
 
 /** The tables in a backup, parents first (the insert order; deletes run in reverse). */
@@ -61,6 +66,7 @@ export const BACKUP_TABLES = [
   'notifications',
   'notification_settings',
   'saved_views',
+  'oidc_identities',
 ] as const satisfies readonly BackupTable[];
 
 /**
@@ -294,6 +300,15 @@ export const ROW_SCHEMAS = {
     created_at: stamp,
     updated_at: stamp,
   }),
+  oidc_identities: z.strictObject({
+    id,
+    user_id: id,
+    issuer: text(2048).min(1),
+    subject: text(1000).min(1),
+    email: text(320).nullable(),
+    created_at: stamp,
+    last_login_at: optStamp,
+  }),
 } satisfies Record<BackupTable, z.ZodType>;
 
 /** The columns that identify a row: the keyset for paging on export and for duplicate checks on import. */
@@ -319,6 +334,7 @@ export const KEY_COLUMNS: Record<BackupTable, readonly string[]> = {
   notifications: ['id'],
   notification_settings: ['user_id'],
   saved_views: ['id'],
+  oidc_identities: ['id'],
 };
 
 /** References between records (the foreign keys): column -> table whose id it names. */
@@ -349,6 +365,7 @@ export const REFERENCES: Partial<Record<BackupTable, Record<string, BackupTable>
   notifications: { user_id: 'users', actor_id: 'users', project_id: 'projects', ticket_id: 'tickets' },
   notification_settings: { user_id: 'users' },
   saved_views: { author_id: 'users', project_id: 'projects' },
+  oidc_identities: { user_id: 'users' },
 };
 
 /** Columns naming a stored file: the file must be in the backup. */
@@ -399,6 +416,7 @@ export const UNIQUE_KEYS: Partial<
   ],
   attachments: [{ name: 'stored name', of: (r) => String(r.stored_name) }],
   uploads: [{ name: 'stored name', of: (r) => String(r.stored_name) }],
+  oidc_identities: [{ name: 'provider account', of: (r) => `${r.issuer}\u0000${r.subject}` }],
 };
 
 export const isBackupTable = (name: string): name is BackupTable =>

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
+import type { MailOutboxTable } from '../../db/types.js';
 import { notificationHeadline } from '../../shared/mentions.js';
 import type { NotificationOut } from '../../shared/notifications.js';
 import type { Ctx, Services, Tx } from '../context.js';
@@ -128,30 +129,31 @@ function digest(config: Config, items: NotificationOut[], unsubscribe: string): 
   };
 }
 
-async function insertOutbox(
-  s: Services,
+/** Writes one message to the outbox, in the caller's transaction; the sender delivers it. */
+async function writeOutbox(
   tx: Tx,
-  to: { userId: string; address: string },
-  kind: 'instant' | 'digest',
-  projectId: string | null,
-  build: (unsubscribe: string) => Message,
+  m: Message & {
+    userId: string;
+    address: string;
+    kind: MailOutboxTable['kind'];
+    projectId: string | null;
+    /** Empty for account mail (no List-Unsubscribe header). */
+    unsubscribe: string;
+  },
 ) {
-  const token = await unsubscribeToken(s.db, tx, to.userId);
-  const unsubscribe = `${publicBase(s.config)}/api/notifications/unsubscribe?token=${encodeURIComponent(token)}`;
-  const m = build(unsubscribe);
   const now = nowIso();
   await tx
     .insertInto('mail_outbox')
     .values({
       id: newId(),
-      user_id: to.userId,
-      project_id: projectId,
-      kind,
-      to_address: to.address,
+      user_id: m.userId,
+      project_id: m.projectId,
+      kind: m.kind,
+      to_address: m.address,
       subject: m.subject,
       text_body: m.text,
       html_body: m.html,
-      unsubscribe_url: unsubscribe,
+      unsubscribe_url: m.unsubscribe,
       status: 'pending',
       attempts: 0,
       next_attempt_at: now,
@@ -162,6 +164,49 @@ async function insertOutbox(
       sent_at: null,
     })
     .execute();
+}
+
+async function insertOutbox(
+  s: Services,
+  tx: Tx,
+  to: { userId: string; address: string },
+  kind: 'instant' | 'digest',
+  projectId: string | null,
+  build: (unsubscribe: string) => Message,
+) {
+  const token = await unsubscribeToken(s.db, tx, to.userId);
+  const unsubscribe = `${publicBase(s.config)}/api/notifications/unsubscribe?token=${encodeURIComponent(token)}`;
+  await writeOutbox(tx, { ...build(unsubscribe), ...to, kind, projectId, unsubscribe });
+}
+
+/**
+ * A forgotten-password link (src/domain/password-reset.ts): sent whatever the user's notification
+ * settings say, since they asked for it, and without an unsubscribe link.
+ */
+export async function queuePasswordResetMail(
+  tx: Tx,
+  to: { userId: string; address: string; username: string },
+  link: string,
+  validMinutes: number,
+) {
+  const text =
+    `Someone (hopefully you) asked to reset the Docket password of ${to.username}.\n\n` +
+    `Choose a new password here, within ${validMinutes} minutes (the link works once):\n${link}\n\n` +
+    `If you did not ask, ignore this message: your password stays as it is.\n`;
+  const html =
+    `<p>Someone (hopefully you) asked to reset the Docket password of <strong>${escapeHtml(to.username)}</strong>.</p>` +
+    `<p><a href="${escapeHtml(link)}">Choose a new password</a> within ${validMinutes} minutes (the link works once).</p>` +
+    `<p style="color:#666">If you did not ask, ignore this message: your password stays as it is.</p>`;
+  await writeOutbox(tx, {
+    subject: 'Reset your Docket password',
+    text,
+    html,
+    userId: to.userId,
+    address: to.address,
+    kind: 'password_reset',
+    projectId: null,
+    unsubscribe: '',
+  });
 }
 
 /** One e-mail about one notification, written to the outbox in the change's transaction. */

@@ -1,18 +1,24 @@
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import { checkCredentials, deleteSessionByToken, login } from '../../domain/auth.js';
 import { AppError } from '../../domain/errors.js';
+import { mailEnabled } from '../../domain/notifications/settings.js';
+import { requestPasswordReset, resetPassword } from '../../domain/password-reset.js';
 import { WindowCounter } from '../../domain/rate-limit.js';
 import { register } from '../../domain/users.js';
 import {
+  authOptionsOut,
+  forgotPasswordBody,
   loginBody,
   registerBody,
   registerOut,
+  resetPasswordBody,
   sessionOut,
   signedInOut,
   signoutBody,
   signoutOut,
   verifyCredentialsOut,
 } from '../../shared/accounts.js';
+import { successResponse } from '../../shared/common.js';
 import { ERR } from '../../shared/errors.js';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../plugins/auth.js';
 import { acceptForms } from '../plugins/forms.js';
@@ -39,10 +45,74 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       // Count the attempt before validation, so that invalid attempts are limited too.
       onRequest: async (req) => {
         await registrations.take(req.ip);
-        if (config.registration === 'closed') throw new AppError(403, ERR.registrationClosed);
+        if (config.registration === 'closed' || config.oidc?.only)
+          throw new AppError(403, ERR.registrationClosed);
       },
     },
     async (req, reply) => reply.status(201).send(await register(req.ctx, req.body)),
+  );
+
+  app.get(
+    '/api/auth/options',
+    {
+      schema: { tags, summary: 'What the sign-in page offers', response: { 200: authOptionsOut } },
+      config: { auth: 'public' },
+    },
+    async () => ({
+      registration: config.oidc?.only ? ('closed' as const) : config.registration,
+      passwordReset: mailEnabled(config),
+      sso: config.oidc ? { name: config.oidc.name, url: `${config.basePath}/api/auth/oidc/start` } : null,
+      passwordSignIn: config.oidc?.only ? ('admins' as const) : ('everyone' as const),
+    }),
+  );
+
+  // Forgotten passwords: requests and resets share one per-address limit (the registration's
+  // numbers); the answer to a request never tells whether an account matched.
+  const resets = new WindowCounter(
+    app.services.db,
+    'password-reset',
+    config.registerLimit,
+    config.registerWindowSeconds * 1000,
+  );
+  const countReset = async (req: { ip: string }) => {
+    await resets.take(req.ip);
+  };
+
+  app.post(
+    '/api/auth/forgot',
+    {
+      schema: {
+        tags,
+        summary: 'Send a password reset link to the account with this e-mail address or username',
+        response: { 200: successResponse },
+        body: forgotPasswordBody,
+      },
+      config: { auth: 'public' },
+      onRequest: countReset,
+    },
+    async (req) => {
+      await requestPasswordReset(req.ctx, req.body.email ?? req.body.username ?? '');
+      return { success: true as const };
+    },
+  );
+
+  app.post(
+    '/api/auth/reset',
+    {
+      schema: {
+        tags,
+        summary: 'Set a new password with the token of a reset link; ends every session',
+        response: { 200: successResponse },
+        body: resetPasswordBody,
+      },
+      config: { auth: 'public' },
+      onRequest: countReset,
+    },
+    async (req) => {
+      const userId = await resetPassword(req.ctx, req.body.token, req.body.password);
+      app.sessionEnded({ userId });
+      return { success: true as const };
+    },
   );
 
   app.post(

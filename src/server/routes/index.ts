@@ -14,6 +14,7 @@ import { projectsRoutes } from './projects.routes.js';
 import { searchRoutes } from './search.routes.js';
 import { securityRoutes } from './security.routes.js';
 import { sprintsRoutes } from './sprints.routes.js';
+import { ssoRoutes } from './sso.routes.js';
 import { ticketsRoutes } from './tickets.routes.js';
 import { usersRoutes } from './users.routes.js';
 import { viewsRoutes } from './views.routes.js';
@@ -38,4 +39,5 @@ export const ROUTES: FastifyPluginAsyncZod[] = [
   viewsRoutes,
   metricsRoutes,
   oauthRoutes,
+  ssoRoutes,
 ];

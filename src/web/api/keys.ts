@@ -4,6 +4,7 @@
  */
 export const qk = {
   session: ['session'] as const,
+  authOptions: ['auth-options'] as const,
   projects: ['projects'] as const,
   project: (ref: string) => ['project', ref.toUpperCase()] as const,
   columns: (projectId: string) => ['columns', projectId] as const,

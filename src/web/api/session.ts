@@ -1,7 +1,12 @@
 /** Signing in, registering and out, and the current session. */
 import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
-import type { registerBody } from '../../shared/accounts.js';
+import type {
+  authOptionsOut,
+  forgotPasswordBody,
+  registerBody,
+  resetPasswordBody,
+} from '../../shared/accounts.js';
 import { api } from './client';
 import { qk } from './keys';
 import type { Session } from './types';
@@ -21,3 +26,17 @@ export const register = (body: z.input<typeof registerBody>) =>
   api('/api/auth/register', { method: 'POST', body });
 
 export const signOut = () => api('/api/auth/signout', { method: 'POST', body: {} });
+
+/** What the sign-in page offers: single sign-on, forgotten passwords, registration. */
+export const useAuthOptions = () =>
+  useQuery({
+    queryKey: qk.authOptions,
+    queryFn: () => api<z.infer<typeof authOptionsOut>>('/api/auth/options'),
+    staleTime: 5 * 60_000,
+  });
+
+export const forgotPassword = (body: z.input<typeof forgotPasswordBody>) =>
+  api('/api/auth/forgot', { method: 'POST', body });
+
+export const resetPassword = (body: z.input<typeof resetPasswordBody>) =>
+  api('/api/auth/reset', { method: 'POST', body });

@@ -2,9 +2,17 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { PASSWORD_RULES } from '../../shared/accounts';
-import { ApiError, errorText } from '../api/client';
+import { ERR } from '../../shared/errors';
+import { ApiError, errorText, url } from '../api/client';
 import { qk } from '../api/keys';
-import { fetchSession, register, signIn } from '../api/session';
+import {
+  fetchSession,
+  forgotPassword,
+  register,
+  resetPassword,
+  signIn,
+  useAuthOptions,
+} from '../api/session';
 import { Button, Field, Input } from '../components/ui';
 import { useDocumentTitle } from '../hooks/title';
 
@@ -12,6 +20,15 @@ import { useDocumentTitle } from '../hooks/title';
 export function nextPath(search: string): string {
   const next = new URLSearchParams(search).get('next');
   return next?.startsWith('/') && !next.startsWith('//') && !next.includes('\\') ? next : '/';
+}
+
+/** An error under a sign-in form, in the API's words. */
+function FormAlert({ children, className = '' }: { children: ReactNode; className?: string }) {
+  return (
+    <p role="alert" className={`rounded-md bg-danger-soft px-3 py-2 text-danger ${className}`}>
+      {children}
+    </p>
+  );
 }
 
 export function AuthFrame({
@@ -46,6 +63,37 @@ export function AuthFrame({
   );
 }
 
+/** Why a single sign-on came back refused (`/sign-in?sso=<reason>`), in the API's words. */
+const SSO_REFUSALS: Record<string, string> = {
+  failed: ERR.ssoFailed,
+  'no-account': ERR.ssoNoAccount,
+  domain: ERR.ssoDomain,
+  unverified: ERR.ssoUnverified,
+  disabled: ERR.accountDisabled,
+};
+
+/** The single sign-on button, when the server has a provider configured. */
+function SsoButton({ next }: { next: string }) {
+  const options = useAuthOptions();
+  const sso = options.data?.sso;
+  if (!sso) return null;
+  return (
+    <>
+      <a
+        href={`${url('/api/auth/oidc/start')}?callbackUrl=${encodeURIComponent(url(next))}`}
+        className="flex h-8 w-full items-center justify-center rounded-md border border-line bg-surface px-3 font-medium hover:bg-surface-2 focus-visible:outline-2 focus-visible:outline-accent"
+      >
+        Sign in with {sso.name}
+      </a>
+      <div className="my-3 flex items-center gap-2 text-[12px] text-faint" aria-hidden="true">
+        <span className="h-px flex-1 bg-line" />
+        or with a password
+        <span className="h-px flex-1 bg-line" />
+      </div>
+    </>
+  );
+}
+
 export function SignInPage() {
   const qc = useQueryClient();
   const search = useSearch();
@@ -58,6 +106,9 @@ export function SignInPage() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const expired = new URLSearchParams(search).get('expired') === '1';
+  const ssoRefusal = SSO_REFUSALS[new URLSearchParams(search).get('sso') ?? ''];
+  const reset = new URLSearchParams(search).get('reset') === '1';
+  const options = useAuthOptions();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -82,18 +133,30 @@ export function SignInPage() {
     <AuthFrame
       title="Sign in"
       footer={
-        <>
-          New here?{' '}
-          <Link href={`/register${search ? `?${search}` : ''}`} className="text-accent hover:underline">
-            Create an account
-          </Link>
-        </>
+        options.data?.registration === 'closed' ? null : (
+          <>
+            New here?{' '}
+            <Link href={`/register${search ? `?${search}` : ''}`} className="text-accent hover:underline">
+              Create an account
+            </Link>
+          </>
+        )
       }
     >
       {expired && !error && (
         <p role="status" className="mb-3 rounded-md bg-surface-2 px-3 py-2 text-muted">
           Your session has ended. Sign in again to continue.
         </p>
+      )}
+      {reset && !error && (
+        <p role="status" className="mb-3 rounded-md bg-surface-2 px-3 py-2 text-muted">
+          Your password is changed and every session has ended. Sign in with the new password.
+        </p>
+      )}
+      {ssoRefusal && <FormAlert className="mb-3">{ssoRefusal}</FormAlert>}
+      <SsoButton next={nextPath(search)} />
+      {options.data?.passwordSignIn === 'admins' && (
+        <p className="mb-3 text-[12px] text-muted">Password sign-in is for administrators only.</p>
       )}
       <form onSubmit={submit} className="flex flex-col gap-3" noValidate>
         <Field label="Username or e-mail">
@@ -137,11 +200,7 @@ export function SignInPage() {
             )}
           </Field>
         )}
-        {error && (
-          <p role="alert" className="rounded-md bg-danger-soft px-3 py-2 text-danger">
-            {error}
-          </p>
-        )}
+        {error && <FormAlert>{error}</FormAlert>}
         <Button
           type="submit"
           variant="primary"
@@ -149,7 +208,137 @@ export function SignInPage() {
         >
           {busy ? 'Signing in…' : 'Sign in'}
         </Button>
+        {options.data?.passwordReset && (
+          <Link href="/forgot-password" className="self-center text-[12px] text-accent hover:underline">
+            Forgot your password?
+          </Link>
+        )}
       </form>
+    </AuthFrame>
+  );
+}
+
+/** Asks for a reset link by e-mail address or username; the answer is the same either way. */
+export function ForgotPasswordPage() {
+  const [login, setLogin] = useState('');
+  const [sent, setSent] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const value = login.trim();
+      await forgotPassword(value.includes('@') ? { email: value } : { username: value });
+      setSent(true);
+    } catch (err) {
+      setError(errorText(err));
+    }
+    setBusy(false);
+  };
+
+  return (
+    <AuthFrame
+      title="Forgot your password?"
+      footer={
+        <Link href="/sign-in" className="text-accent hover:underline">
+          Back to sign-in
+        </Link>
+      }
+    >
+      {sent ? (
+        <p role="status" className="text-muted">
+          If an account matches <strong className="text-fg">{login.trim()}</strong> and has an e-mail address,
+          a link to choose a new password is on its way. It works once, for one hour.
+        </p>
+      ) : (
+        <form onSubmit={submit} className="flex flex-col gap-3" noValidate>
+          <Field label="E-mail or username" hint="We send a reset link to the account's e-mail address.">
+            {(id) => (
+              <Input
+                id={id}
+                name="login"
+                autoComplete="username"
+                autoFocus
+                value={login}
+                onChange={(e) => setLogin(e.target.value)}
+              />
+            )}
+          </Field>
+          {error && <FormAlert>{error}</FormAlert>}
+          <Button type="submit" variant="primary" disabled={busy || !login.trim()}>
+            {busy ? 'Sending…' : 'Send reset link'}
+          </Button>
+        </form>
+      )}
+    </AuthFrame>
+  );
+}
+
+/** Sets a new password with the token from the e-mail's link (`/reset-password#token=…`). */
+export function ResetPasswordPage() {
+  const [, navigate] = useLocation();
+  const qc = useQueryClient();
+  const token = new URLSearchParams(typeof window === 'undefined' ? '' : window.location.hash.slice(1)).get(
+    'token',
+  );
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const passwordOk = PASSWORD_RULES.every((r) => r.test(password));
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!token) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await resetPassword({ token, password });
+      qc.clear();
+      navigate('/sign-in?reset=1', { replace: true });
+    } catch (err) {
+      setError(errorText(err));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <AuthFrame
+      title="Choose a new password"
+      footer={
+        <Link href="/forgot-password" className="text-accent hover:underline">
+          Ask for a new link
+        </Link>
+      }
+    >
+      {!token ? (
+        <FormAlert>{ERR.invalidResetLink}</FormAlert>
+      ) : (
+        <form onSubmit={submit} className="flex flex-col gap-3" noValidate>
+          <Field label="New password" hint={<PasswordRules password={password} />}>
+            {(id) => (
+              <Input
+                id={id}
+                name="password"
+                type="password"
+                autoComplete="new-password"
+                autoFocus
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+              />
+            )}
+          </Field>
+          <p className="text-[12px] text-muted">
+            Every session of the account ends when the password changes.
+          </p>
+          {error && <FormAlert>{error}</FormAlert>}
+          <Button type="submit" variant="primary" disabled={busy || !passwordOk}>
+            {busy ? 'Saving…' : 'Set new password'}
+          </Button>
+        </form>
+      )}
     </AuthFrame>
   );
 }
@@ -258,11 +447,7 @@ export function RegisterPage() {
             />
           )}
         </Field>
-        {error && (
-          <p role="alert" className="rounded-md bg-danger-soft px-3 py-2 text-danger">
-            {error}
-          </p>
-        )}
+        {error && <FormAlert>{error}</FormAlert>}
         <Button type="submit" variant="primary" disabled={busy || !form.username || !passwordOk}>
           {busy ? 'Creating account…' : 'Create account'}
         </Button>
