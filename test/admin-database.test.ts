@@ -60,7 +60,16 @@ describe('the backup format covers the schema', () => {
     const tables = await db.introspection.getTables();
     const names = tables.map((x) => x.name).filter((n) => !n.startsWith('kysely_') && !isDerivedTable(n));
     expect(new Set(names)).toEqual(
-      new Set([...BACKUP_TABLES, 'sessions', 'events', 'audit_log', 'mail_outbox', 'signing_keys']),
+      new Set([
+        ...BACKUP_TABLES,
+        'sessions',
+        'events',
+        'audit_log',
+        'mail_outbox',
+        'signing_keys',
+        'webhooks',
+        'webhook_deliveries',
+      ]),
     );
     for (const table of BACKUP_TABLES) {
       const columns = (tables.find((x) => x.name === table)?.columns ?? []).map((c) => c.name).sort();

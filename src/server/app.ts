@@ -25,6 +25,7 @@ import { setupEvents } from '../events/setup.js';
 import { DiskFileStore } from '../files/storage.js';
 import { setupMail } from '../mail/setup.js';
 import { ERR } from '../shared/errors.js';
+import { setupWebhooks } from '../webhooks/setup.js';
 import { registerAuth } from './plugins/auth.js';
 import { plainSerializer, registerContractChecks } from './plugins/contracts.js';
 import { registerErrorHandler } from './plugins/errors.js';
@@ -166,6 +167,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   await setupEvents(app, services, hub);
   setupMail(app, services);
+  setupWebhooks(app, services);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(plainSerializer);

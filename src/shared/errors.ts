@@ -64,4 +64,9 @@ export const ERR = {
   twoFactorOff: 'Two-factor sign-in is off',
   twoFactorSetupRequired: 'Two-factor sign-in required: turn it on in your profile',
   twoFactorSelfFirst: 'Turn on two-factor sign-in for yourself first',
+  // Issue 21 (docs/webhooks.md).
+  webhookNotFound: 'Webhook not found',
+  deliveryNotFound: 'Delivery not found',
+  webhookLimit: 'Webhook limit reached',
+  webhookTargetRefused: 'Webhook target refused: loopback, link-local and private addresses are not allowed',
 } as const;

@@ -13,13 +13,15 @@ import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage
  * Nor are the mail outbox (messages about the backed-up state that were, or were about to be, sent:
  * restoring them would send them again) and the signing keys (a restored instance makes its own; old
  * unsubscribe links then need a sign-in instead) (docs/decisions/037-notifications.md).
+ * Nor are webhooks and their deliveries: a restored copy must not start posting to the receivers
+ * of the instance it was copied from (docs/decisions/040-webhooks.md).
  */
 export const BACKUP_FORMAT = 'docket-backup';
 export const BACKUP_VERSION = 2;
 
 export type BackupTable = Exclude<
   keyof Database,
-  'sessions' | 'events' | 'audit_log' | 'mail_outbox' | 'signing_keys'
+  'sessions' | 'events' | 'audit_log' | 'mail_outbox' | 'signing_keys' | 'webhooks' | 'webhook_deliveries'
 >;
 
 /** The tables in a backup, parents first (the insert order; deletes run in reverse). */

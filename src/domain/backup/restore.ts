@@ -52,6 +52,8 @@ export async function deleteEverything(tx: Tx, dialect: 'sqlite' | 'postgres'): 
   if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(727070010)`.execute(tx);
   await tx.deleteFrom('events').execute();
   await tx.deleteFrom('mail_outbox').execute();
+  await tx.deleteFrom('webhook_deliveries').execute();
+  await tx.deleteFrom('webhooks').execute();
   for (const table of [...BACKUP_TABLES].reverse()) {
     if (table === 'users') await tx.deleteFrom('sessions').execute();
     await (tx as unknown as Kysely<any>).deleteFrom(table).execute();

@@ -15,6 +15,7 @@ import { sprintsRoutes } from './sprints.routes.js';
 import { ticketsRoutes } from './tickets.routes.js';
 import { usersRoutes } from './users.routes.js';
 import { viewsRoutes } from './views.routes.js';
+import { webhooksRoutes } from './webhooks.routes.js';
 
 /** Every route module, registered under the base path. A new module is added here. */
 export const ROUTES: FastifyPluginAsyncZod[] = [
@@ -34,4 +35,5 @@ export const ROUTES: FastifyPluginAsyncZod[] = [
   notificationsRoutes,
   searchRoutes,
   viewsRoutes,
+  webhooksRoutes,
 ];
