@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
 import { ERR } from '../src/shared/errors.js';
 import { createTestApp, dialect, type TestApp } from './helpers/app.js';
 import { addMember, makeProject, makeTicket, type ProjectOut } from './helpers/board.js';
@@ -78,6 +79,18 @@ afterAll(async () => {
 });
 
 describe(`webhooks: managing hooks (${dialect})`, () => {
+  it('refuses a configuration whose lease is not longer than the timeout, or a bad switch', () => {
+    const bad = { DOCKET_WEBHOOK_LEASE_SECONDS: '10', DOCKET_WEBHOOK_TIMEOUT_SECONDS: '10' };
+    expect(() => loadConfig(bad)).toThrow(ConfigError);
+    expect(() => loadConfig(bad)).toThrow(/DOCKET_WEBHOOK_LEASE_SECONDS/);
+    expect(() => loadConfig({ DOCKET_WEBHOOK_ALLOW_PRIVATE: 'yes' })).toThrow(/DOCKET_WEBHOOK_ALLOW_PRIVATE/);
+    expect(loadConfig({})).toMatchObject({
+      webhookAllowPrivate: false,
+      webhookRetrySeconds: 86_400,
+      webhookTimeoutSeconds: 10,
+    });
+  });
+
   it('creates a hook with a made secret shown once, lists, changes and deletes it', async () => {
     const res = await owner.post(hooksOf(project.id), { url: `${rx.url}/crud`, events: ['ticket.created'] });
     expect(res.statusCode, res.body).toBe(201);

@@ -73,6 +73,23 @@ export async function claimNext<T extends OutboxTable>(
 }
 
 /**
+ * Whether any row of `table` is due: a read, so that an idle worker's poll neither takes SQLite's
+ * write lock nor counts as a write for the read cache (src/domain/read-cache.ts).
+ */
+export async function anyDue(db: Db, table: OutboxTable): Promise<boolean> {
+  const k = db.kysely as unknown as Kysely<any>;
+  const name: string = table;
+  const row = await k
+    .selectFrom(name)
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', new Date().toISOString())
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
  * Settles a claimed row with `set` (a new status, or pending again with a later next_attempt_at),
  * only while it is still pending, and, when `worker` is given, still claimed by that worker.
  * True when the row changed.

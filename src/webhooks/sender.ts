@@ -5,7 +5,7 @@ import net from 'node:net';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../db/types.js';
 import { requestCtx, type Services, transact } from '../domain/context.js';
 import { notifyWebhookDisabled } from '../domain/notifications/index.js';
-import { backoffMs, claimNext, PollingLoop, settle, workerName } from '../domain/outbox.js';
+import { anyDue, backoffMs, claimNext, PollingLoop, settle, workerName } from '../domain/outbox.js';
 import { guardedLookup, hostOf, isPublicAddress, RefusedTarget } from '../domain/webhooks/targets.js';
 
 /**
@@ -128,6 +128,7 @@ export class WebhookSender {
         .where('finished_at', '<', new Date(Date.now() - KEEP_FINISHED_MS).toISOString())
         .execute();
     }
+    if (!(await anyDue(this.s.db, 'webhook_deliveries'))) return 0;
     let sent = 0;
     const worker = async () => {
       while (!this.loop.isStopped) {
