@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Db } from '../src/db/connect.js';
-import { dialect, pgUrl } from './helpers/app.js';
+import { dialect } from './helpers/app.js';
+import { type SharedDatabase, sharedDatabase } from './helpers/databases.js';
 import { PASSWORD, unique } from './helpers/factories.js';
 import { type ServerProcess, startDocketFromSource } from './helpers/server.js';
 import { eventually } from './helpers/wait.js';
@@ -18,8 +18,7 @@ import { type Receiver, startReceiver } from './helpers/webhook-receiver.js';
  */
 
 let dataDir: string;
-let databaseUrl: string | undefined;
-let database: string | undefined;
+let database: SharedDatabase;
 let db: Db;
 let rx: Receiver;
 const servers: ServerProcess[] = [];
@@ -27,7 +26,7 @@ const servers: ServerProcess[] = [];
 async function startInstance(): Promise<ServerProcess> {
   const s = await startDocketFromSource({
     DOCKET_DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl ?? '',
+    DATABASE_URL: database.url ?? '',
     DOCKET_LOG_LEVEL: 'error',
     DOCKET_REGISTER_LIMIT: '1000',
     DOCKET_LOGIN_LIMIT: '1000',
@@ -142,20 +141,10 @@ function expectOrderedPerTicket(hookPath: string) {
 beforeAll(async () => {
   rx = await startReceiver();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docket-webhooks-'));
-  if (dialect === 'postgres') {
-    if (!pgUrl) throw new Error('DOCKET_TEST_DATABASE_URL is required for the postgres test project');
-    database = `docket_hooks_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: pgUrl });
-    await admin.connect();
-    await admin.query(`create database "${database}"`);
-    await admin.end();
-    const u = new URL(pgUrl);
-    u.pathname = `/${database}`;
-    databaseUrl = u.toString();
-  }
+  database = await sharedDatabase('docket_hooks');
   await startInstance();
   await startInstance();
-  db = await connect({ databaseUrl, dataDir });
+  db = await connect({ databaseUrl: database.url, dataDir });
 }, 120_000);
 
 afterAll(async () => {
@@ -163,12 +152,7 @@ afterAll(async () => {
   await rx?.close();
   await db?.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  if (database && pgUrl) {
-    const admin = new pg.Client({ connectionString: pgUrl });
-    await admin.connect();
-    await admin.query(`drop database if exists "${database}" with (force)`);
-    await admin.end();
-  }
+  await database?.drop();
 }, 60_000);
 
 describe(`webhooks with several instances (${dialect})`, () => {

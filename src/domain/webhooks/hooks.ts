@@ -17,6 +17,7 @@ import { audit } from '../audit.js';
 import { type Ctx, type Tx, transact } from '../context.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
+import { newDelivery } from './queue.js';
 import { checkTarget, RefusedTarget } from './targets.js';
 
 /**
@@ -232,24 +233,17 @@ export async function redeliver(
       .executeTakeFirst();
     if (!original) throw notFound(ERR.deliveryNotFound);
     const id = newId();
-    const now = nowIso();
     const payload = { ...(JSON.parse(original.body) as WebhookPayload), deliveryId: id };
-    const row: WebhookDeliveriesTable = {
-      ...original,
+    const row = newDelivery({
       id,
+      hook_id: original.hook_id,
+      project_id: original.project_id,
+      seq: original.seq,
+      event_type: original.event_type,
+      order_key: original.order_key,
       body: JSON.stringify(payload),
       redelivery_of: original.id,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      claimed_by: null,
-      claimed_until: null,
-      response_status: null,
-      duration_ms: null,
-      last_error: null,
-      created_at: now,
-      finished_at: null,
-    };
+    });
     await tx.insertInto('webhook_deliveries').values(row).execute();
     return presentDelivery(row);
   });

@@ -1,3 +1,4 @@
+import type { WebhookDeliveriesTable } from '../../db/types.js';
 import type { StoredEvent } from '../../events/types.js';
 import { WEBHOOK_EVENTS, type WebhookEvent, type WebhookPayload } from '../../shared/webhooks.js';
 import type { Tx } from '../context.js';
@@ -29,6 +30,29 @@ export function deliveryBody(deliveryId: string, e: StoredEvent, projectKey: str
   return JSON.stringify(payload);
 }
 
+type DeliveryFields = Pick<
+  WebhookDeliveriesTable,
+  'id' | 'hook_id' | 'project_id' | 'seq' | 'event_type' | 'order_key' | 'body' | 'redelivery_of'
+>;
+
+/** A delivery row, pending and due now, never tried. */
+export function newDelivery(f: DeliveryFields): WebhookDeliveriesTable {
+  const now = nowIso();
+  return {
+    ...f,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    claimed_by: null,
+    claimed_until: null,
+    response_status: null,
+    duration_ms: null,
+    last_error: null,
+    created_at: now,
+    finished_at: null,
+  };
+}
+
 /**
  * Writes the webhook outbox for events just appended to the log, in the same transaction
  * (src/domain/context.ts `transact`): one delivery per event and active hook of its project that
@@ -47,33 +71,24 @@ export async function queueWebhookDeliveries(tx: Tx, events: StoredEvent[]): Pro
     .where('w.active', '=', 1)
     .execute();
   if (hooks.length === 0) return false;
-  const now = nowIso();
-  const rows = [];
+  const rows: WebhookDeliveriesTable[] = [];
   for (const h of hooks) {
     const wanted = new Set(JSON.parse(h.events) as string[]);
     for (const e of relevant) {
       if (e.projectId !== h.project_id || !wanted.has(e.type)) continue;
       const id = newId();
-      rows.push({
-        id,
-        hook_id: h.id,
-        project_id: h.project_id,
-        seq: e.id,
-        event_type: e.type,
-        order_key: orderKeyOf(e),
-        body: deliveryBody(id, e, h.key),
-        redelivery_of: null,
-        status: 'pending' as const,
-        attempts: 0,
-        next_attempt_at: now,
-        claimed_by: null,
-        claimed_until: null,
-        response_status: null,
-        duration_ms: null,
-        last_error: null,
-        created_at: now,
-        finished_at: null,
-      });
+      rows.push(
+        newDelivery({
+          id,
+          hook_id: h.id,
+          project_id: h.project_id,
+          seq: e.id,
+          event_type: e.type,
+          order_key: orderKeyOf(e),
+          body: deliveryBody(id, e, h.key),
+          redelivery_of: null,
+        }),
+      );
     }
   }
   for (let i = 0; i < rows.length; i += 200)
