@@ -22,9 +22,12 @@ export const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 
 export class RefusedTarget extends Error {}
 
+/** How long saving a hook waits for its name to resolve. */
+const SAVE_LOOKUP_MS = 2000;
+
 /**
  * At save time: refuses a private address, or a name that resolves only or partly to one. A name
- * that does not resolve now is accepted (the delivery checks it again).
+ * that does not resolve now, or not within two seconds, is accepted (the delivery checks it again).
  */
 export async function checkTarget(url: string, allowPrivate: boolean): Promise<void> {
   if (allowPrivate) return;
@@ -34,7 +37,11 @@ export async function checkTarget(url: string, allowPrivate: boolean): Promise<v
     return;
   }
   if (host === 'localhost' || host.endsWith('.localhost')) throw new RefusedTarget(host);
-  const found = await dns.promises.lookup(host, { all: true }).catch(() => []);
+  // A slow resolver does not hold the request for long: the delivery checks the name again anyway.
+  const found = await Promise.race([
+    dns.promises.lookup(host, { all: true }).catch(() => []),
+    new Promise<dns.LookupAddress[]>((r) => setTimeout(() => r([]), SAVE_LOOKUP_MS).unref()),
+  ]);
   const bad = found.find((f) => !isPublicAddress(f.address));
   if (bad) throw new RefusedTarget(`${host} (${bad.address})`);
 }
