@@ -109,6 +109,18 @@ const schema = z.object({
       return z.NEVER;
     }),
   DOCKET_OIDC_ONLY: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  DOCKET_WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .default('false'),
+  DOCKET_WEBHOOK_SENDER: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
+  DOCKET_WEBHOOK_TIMEOUT_SECONDS: int(1, 300).default(10),
+  DOCKET_WEBHOOK_LEASE_SECONDS: int(2, 3600).default(60),
+  DOCKET_WEBHOOK_RETRY_SECONDS: int(1, 30 * 86_400).default(86_400),
+  DOCKET_WEBHOOK_BACKOFF_SECONDS: z.coerce
+    .number({ error: 'must be a number' })
+    .positive()
+    .max(3600)
+    .default(10),
   DOCKET_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -164,6 +176,18 @@ export interface Config {
   s3?: S3Config;
   /** Single sign-on with OpenID Connect (docs/security.md); absent when DOCKET_OIDC_ISSUER is not set. */
   oidc?: OidcConfig;
+  /** Whether hooks may target loopback, link-local and private addresses (src/domain/webhooks/targets.ts). */
+  webhookAllowPrivate: boolean;
+  /** Whether this instance runs the webhook sender (`off`: it only writes the outbox). */
+  webhookSender: boolean;
+  /** Longest wait for a receiver's whole answer. */
+  webhookTimeoutSeconds: number;
+  /** How long a claimed delivery is this instance's before another may send it. */
+  webhookLeaseSeconds: number;
+  /** How long a delivery is retried, and a failing hook kept on (a day). */
+  webhookRetrySeconds: number;
+  /** The first retry's delay; each next one doubles, up to an hour. */
+  webhookBackoffSeconds: number;
   /** PostgreSQL schema (tests only). */
   pgSchema?: string;
   /** Argon2 setting of new password hashes; only the test suite sets `test` (src/domain/passwords.ts). */
@@ -214,6 +238,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.DOCKET_WEBHOOK_LEASE_SECONDS <= e.DOCKET_WEBHOOK_TIMEOUT_SECONDS) {
+    throw new ConfigError(
+      'Invalid configuration:\n  DOCKET_WEBHOOK_LEASE_SECONDS: must be longer than DOCKET_WEBHOOK_TIMEOUT_SECONDS',
+    );
+  }
   if (e.DOCKET_ADMIN_USERNAME && !e.DOCKET_ADMIN_PASSWORD) {
     throw new ConfigError(
       'Invalid configuration:\n  DOCKET_ADMIN_PASSWORD: required when DOCKET_ADMIN_USERNAME is set',
@@ -295,5 +324,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             only: e.DOCKET_OIDC_ONLY === 'true',
           }
         : undefined,
+    webhookAllowPrivate: e.DOCKET_WEBHOOK_ALLOW_PRIVATE === 'true',
+    webhookSender: e.DOCKET_WEBHOOK_SENDER === 'on',
+    webhookTimeoutSeconds: e.DOCKET_WEBHOOK_TIMEOUT_SECONDS,
+    webhookLeaseSeconds: e.DOCKET_WEBHOOK_LEASE_SECONDS,
+    webhookRetrySeconds: e.DOCKET_WEBHOOK_RETRY_SECONDS,
+    webhookBackoffSeconds: e.DOCKET_WEBHOOK_BACKOFF_SECONDS,
   };
 }

@@ -75,6 +75,8 @@ describe('the backup format covers the schema', () => {
         'oauth_tokens',
         'password_resets',
         'oidc_logins',
+        'webhooks',
+        'webhook_deliveries',
       ]),
     );
     for (const table of BACKUP_TABLES) {

@@ -189,6 +189,15 @@ const EXPECT: Record<string, Row> = {
   'POST /api/views': SIGNED_IN(201),
   'PATCH /api/views/:viewId': PROJECT_ADMIN(200),
   'DELETE /api/views/:viewId': PROJECT_ADMIN(200),
+
+  // Webhooks (project admins and owners)
+  'GET /api/projects/:projectId/webhooks': PROJECT_ADMIN(200),
+  'POST /api/projects/:projectId/webhooks': PROJECT_ADMIN(201),
+  'GET /api/projects/:projectId/webhooks/:webhookId': PROJECT_ADMIN(200),
+  'PATCH /api/projects/:projectId/webhooks/:webhookId': PROJECT_ADMIN(200),
+  'DELETE /api/projects/:projectId/webhooks/:webhookId': PROJECT_ADMIN(200),
+  'GET /api/projects/:projectId/webhooks/:webhookId/deliveries': PROJECT_ADMIN(200),
+  'POST /api/projects/:projectId/webhooks/:webhookId/deliveries/:deliveryId/redeliver': PROJECT_ADMIN(201),
 };
 
 /** The key of a route in EXPECT; HEAD routes (generated for GET) share the GET row. */
@@ -526,6 +535,39 @@ const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?
       };
     },
   };
+
+const HOOK = { url: 'https://hooks.example.com/docket', events: ['ticket.created'] };
+const W = `${P}/webhooks/:webhookId`;
+/** Room under the per-project hook limit: the earlier calls' hooks go. */
+const noHooks = () =>
+  t.app.services.db.kysely.deleteFrom('webhooks').where('project_id', '=', w.projectId).execute();
+/** A webhook of the shared project, made by its owner. */
+async function aHook(): Promise<string> {
+  await noHooks();
+  return (await ok(await users.owner.post(`/api/projects/${w.projectId}/webhooks`, HOOK), 201)).id;
+}
+/** A hook with one delivery (a ticket made after it). */
+async function aDelivery(): Promise<Record<string, string>> {
+  const webhookId = await aHook();
+  await makeTicket(users.owner, w.projectId);
+  const row = await t.app.services.db.kysely
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('hook_id', '=', webhookId)
+    .executeTakeFirstOrThrow();
+  return { webhookId, deliveryId: row.id };
+}
+Object.assign(PREPARE, {
+  [`POST ${P}/webhooks`]: async () => {
+    await noHooks();
+    return { json: HOOK };
+  },
+  [`GET ${W}`]: async () => ({ params: { webhookId: await aHook() } }),
+  [`PATCH ${W}`]: async () => ({ params: { webhookId: await aHook() }, json: { active: false } }),
+  [`DELETE ${W}`]: async () => ({ params: { webhookId: await aHook() } }),
+  [`GET ${W}/deliveries`]: async () => ({ params: { webhookId: await aHook() } }),
+  [`POST ${W}/deliveries/:deliveryId/redeliver`]: async () => ({ params: await aDelivery() }),
+});
 
 /** A view the owner shares in the shared project. */
 async function sharedView(): Promise<string> {

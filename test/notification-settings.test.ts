@@ -55,6 +55,7 @@ describe('GET/PATCH /api/me/notification-settings', () => {
         added_to_project: true,
         sprint_started: true,
         sprint_completed: true,
+        webhook_disabled: true,
       },
     });
     expect((await (await person(off)).get('/api/me/notification-settings')).json().emailAvailable).toBe(

@@ -125,9 +125,11 @@ describe('GET /metrics', () => {
     expect(open).toBe(0);
   });
 
-  it('lets another outbox add its depth', async () => {
-    t.app.metrics?.addOutbox('webhooks', async () => 7);
-    expect(sample((await scrape()).text, 'docket_outbox_depth', { outbox: 'webhooks' })).toBe(7);
+  it('reports the webhook outbox, and lets another outbox add its depth', async () => {
+    const text = (await scrape()).text;
+    expect(sample(text, 'docket_outbox_depth', { outbox: 'webhooks' })).toBe(0);
+    t.app.metrics?.addOutbox('elsewhere', async () => 7);
+    expect(sample((await scrape()).text, 'docket_outbox_depth', { outbox: 'elsewhere' })).toBe(7);
   });
 });
 

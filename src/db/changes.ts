@@ -53,6 +53,9 @@ export const TABLE_SCOPES: Record<string, TableClass> = {
   oauth_grants: ['auth'],
   oauth_tokens: ['auth'],
   oauth_clients: [],
+  // The webhook outbox: no cached answer shows it.
+  webhooks: [],
+  webhook_deliveries: [],
   password_resets: [],
   oidc_logins: [],
   // A provider account linked to a user: no cached answer shows it.

@@ -13,6 +13,7 @@ import * as m030 from './migrations/030_notifications.js';
 import * as m040 from './migrations/040_search_index.js';
 import * as m041 from './migrations/041_saved_views.js';
 import * as m042 from './migrations/042_search_sort_index.js';
+import * as m055 from './migrations/055_webhooks.js';
 import * as m063 from './migrations/063_rate_limits.js';
 import * as m066 from './migrations/066_password_resets.js';
 import * as m067 from './migrations/067_oidc.js';
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '040_search_index': m040,
   '041_saved_views': m041,
   '042_search_sort_index': m042,
+  '055_webhooks': m055,
   '063_rate_limits': m063,
   '066_password_resets': m066,
   '067_oidc': m067,

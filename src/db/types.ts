@@ -344,6 +344,8 @@ export interface Database {
   password_resets: PasswordResetsTable;
   oidc_identities: OidcIdentitiesTable;
   oidc_logins: OidcLoginsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 /** Forgotten-password links (migration 066): only the token's SHA-256 is stored; single use. */
@@ -480,7 +482,48 @@ export const TABLES_IN_ORDER = [
   'password_resets',
   'oidc_identities',
   'oidc_logins',
+  'webhooks',
+  'webhook_deliveries',
 ] as const satisfies readonly (keyof Database)[];
+
+/** A project's webhook (migration 055, docs/webhooks.md). */
+export interface WebhooksTable {
+  id: string;
+  project_id: string;
+  url: string;
+  secret: string;
+  /** JSON array of event types. */
+  events: string;
+  active: number;
+  created_by: string | null;
+  failing_since: string | null;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One event to send to one hook: the webhook outbox (migration 055). */
+export interface WebhookDeliveriesTable {
+  id: string;
+  hook_id: string;
+  project_id: string;
+  /** The event log id (a bigint: a string on PostgreSQL). */
+  seq: number | string;
+  event_type: string;
+  order_key: string;
+  body: string;
+  redelivery_of: string | null;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: string;
+  claimed_by: string | null;
+  claimed_until: string | null;
+  response_status: number | null;
+  duration_ms: number | null;
+  last_error: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
 
 /** A fixed-window rate-limit counter (migration 063), shared by every instance on the database. */
 export interface RateLimitsTable {

@@ -41,7 +41,10 @@ export type AuditAction =
   | 'member.added'
   | 'member.role_changed'
   | 'member.removed'
-  | 'ticket.deleted';
+  | 'ticket.deleted'
+  | 'webhook.created'
+  | 'webhook.updated'
+  | 'webhook.deleted';
 
 export interface AuditEntry {
   action: AuditAction;

@@ -8,6 +8,7 @@ import { contractBreach } from '../shared/contracts.js';
 import { EVENT_PAYLOADS } from '../shared/events.js';
 import { unauthorized } from './errors.js';
 import { appendEvents } from './event-log.js';
+import { queueWebhookDeliveries } from './webhooks/queue.js';
 
 export interface Actor {
   userId: string;
@@ -90,9 +91,10 @@ export type Tx = Kysely<Database>;
 export type Emit = (event: NewEvent) => void;
 
 /**
- * Runs `fn` in one transaction. Events emitted inside are written to the log in the same
- * transaction and handed to the event sink only after the commit, so no client sees a change that
- * rolled back, and none misses one that committed.
+ * Runs `fn` in one transaction. Events emitted inside are written to the log (and to the webhook
+ * outbox, src/domain/webhooks/queue.ts) in the same transaction and handed to the event sink only
+ * after the commit, so no client or hook sees a change that rolled back, and none misses one that
+ * committed.
  */
 export async function transact<T>(
   ctx: Services & { tabId?: string | null },
@@ -104,6 +106,7 @@ export async function transact<T>(
     const value = await fn(tx, (e) => pending.push(e));
     if (ctx.config.checkContracts) checkEvents(pending);
     stored = await appendEvents(tx, ctx.db.dialect, pending, ctx.tabId ?? null, ctx.events.origin);
+    await queueWebhookDeliveries(tx, stored);
     return value;
   });
   if (stored.length > 0) ctx.events.published(stored);

@@ -1,18 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
 import nodemailer from 'nodemailer';
 import type { Db } from '../db/connect.js';
 import type { Services } from '../domain/context.js';
 import { composeDueDigests } from '../domain/notifications/index.js';
+import { backoffMs as backoff, claimNext, PollingLoop, settle, workerName } from '../domain/outbox.js';
 
 /**
  * The outbox sender (docs/notifications.md, docs/decisions/037-notifications.md). Every instance
  * may run one; they share the outbox table:
  *
- * - A message is claimed in one statement: `attempts + 1`, this instance's name and a lease
- *   (DOCKET_MAIL_LEASE_SECONDS). On PostgreSQL the row is chosen with `for update skip locked`, so
- *   two instances never claim the same row; SQLite has one writer. A claim whose lease ran out (its
- *   instance died) can be claimed again.
+ * - A message is claimed with a lease (DOCKET_MAIL_LEASE_SECONDS) by the claim of every outbox
+ *   (src/domain/outbox.ts): two instances never claim the same row, and a claim whose lease ran out
+ *   (its instance died) can be claimed again.
  * - One message at a time is in flight, sent with the outbox id as its Message-ID, then marked sent
  *   (`status = 'sent'` only where still pending: marking twice changes nothing).
  * - A temporary failure (connection, 4xx) is retried with exponential back-off and jitter; a
@@ -30,10 +28,7 @@ const KEEP_SENT_MS = 30 * 24 * 60 * 60_000;
 const BACKOFF_BASE_MS = 2000;
 const BACKOFF_MAX_MS = 60 * 60_000;
 
-export function backoffMs(attempts: number): number {
-  const exp = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempts - 1));
-  return Math.round(exp * (0.8 + Math.random() * 0.4));
-}
+export const backoffMs = (attempts: number) => backoff(attempts, BACKOFF_BASE_MS, BACKOFF_MAX_MS);
 
 /** The domain of the From address, for Message-IDs. */
 function mailDomain(from: string): string {
@@ -41,10 +36,8 @@ function mailDomain(from: string): string {
 }
 
 export class MailSender {
-  readonly name = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  readonly name = workerName();
+  private readonly loop: PollingLoop;
   private readonly transport;
   private readonly from: string;
 
@@ -58,27 +51,16 @@ export class MailSender {
       socketTimeout: timeout,
     } as never);
     this.from = mailFrom;
+    this.loop = new PollingLoop('mail sender', POLL_MS, () => this.tick(), s.log);
   }
 
   start(): void {
-    const loop = () => {
-      if (this.stopped) return;
-      this.running = this.tick()
-        .then(() => undefined)
-        .catch((err) => this.s.log.warn({ err }, 'mail sender tick failed'))
-        .finally(() => {
-          this.running = null;
-          if (!this.stopped) this.timer = setTimeout(loop, POLL_MS);
-        });
-    };
-    this.timer = setTimeout(loop, 0);
+    this.loop.start();
   }
 
   /** Stops after the message in flight (if any) is sent and marked. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
     this.transport.close();
   }
 
@@ -96,7 +78,7 @@ export class MailSender {
         .execute();
     }
     let sent = 0;
-    while (!this.stopped) {
+    while (!this.loop.isStopped) {
       const row = await this.claim();
       if (!row) break;
       if (await this.deliver(row)) sent++;
@@ -104,33 +86,11 @@ export class MailSender {
     return sent;
   }
 
-  private async claim() {
-    const db = this.s.db.kysely;
-    const now = new Date();
-    const nowIso = now.toISOString();
-    const until = new Date(now.getTime() + this.s.config.mailLeaseSeconds * 1000).toISOString();
-    let pick = db
-      .selectFrom('mail_outbox')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', nowIso)
-      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', nowIso)]))
-      .orderBy('next_attempt_at')
-      .orderBy('id')
-      .limit(1);
-    if (this.s.db.dialect === 'postgres') pick = pick.forUpdate().skipLocked();
-    return db
-      .updateTable('mail_outbox')
-      .set((eb) => ({ claimed_by: this.name, claimed_until: until, attempts: eb('attempts', '+', 1) }))
-      .where('id', '=', pick)
-      .where('status', '=', 'pending')
-      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', nowIso)]))
-      .returningAll()
-      .executeTakeFirst();
+  private claim() {
+    return claimNext(this.s.db, 'mail_outbox', this.name, this.s.config.mailLeaseSeconds);
   }
 
   private async deliver(row: NonNullable<Awaited<ReturnType<MailSender['claim']>>>): Promise<boolean> {
-    const db = this.s.db.kysely;
     try {
       await this.transport.sendMail({
         from: this.from,
@@ -157,37 +117,32 @@ export class MailSender {
       const attempts = Number(row.attempts);
       const failed = permanent || attempts >= MAX_ATTEMPTS;
       const message = (err instanceof Error ? err.message : String(err)).slice(0, 1000);
-      await db
-        .updateTable('mail_outbox')
-        .set({
+      await settle(
+        this.s.db,
+        'mail_outbox',
+        row.id,
+        {
           status: failed ? 'failed' : 'pending',
           next_attempt_at: new Date(Date.now() + backoffMs(attempts)).toISOString(),
           claimed_by: null,
           claimed_until: null,
           last_error: message,
-        })
-        .where('id', '=', row.id)
-        .where('claimed_by', '=', this.name)
-        .where('status', '=', 'pending')
-        .execute();
+        },
+        this.name,
+      );
       this.s.log.warn(
         { outboxId: row.id, attempts, permanent: failed, err: message },
         'sending e-mail failed',
       );
       return false;
     }
-    await db
-      .updateTable('mail_outbox')
-      .set({
-        status: 'sent',
-        sent_at: new Date().toISOString(),
-        // claimed_by stays: the instance that sent it.
-        claimed_until: null,
-        last_error: null,
-      })
-      .where('id', '=', row.id)
-      .where('status', '=', 'pending')
-      .execute();
+    await settle(this.s.db, 'mail_outbox', row.id, {
+      status: 'sent',
+      sent_at: new Date().toISOString(),
+      // claimed_by stays: the instance that sent it.
+      claimed_until: null,
+      last_error: null,
+    });
     return true;
   }
 }

@@ -26,6 +26,7 @@ import { setupEvents } from '../events/setup.js';
 import { openFileStore } from '../files/open-store.js';
 import { setupMail } from '../mail/setup.js';
 import { ERR } from '../shared/errors.js';
+import { setupWebhooks } from '../webhooks/setup.js';
 import { registerDrain } from './drain.js';
 import { setupMetrics } from './metrics.js';
 import { registerAuth } from './plugins/auth.js';
@@ -174,6 +175,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   setupMail(app, services);
   setupMetrics(app, services);
   registerDrain(app, config.drainSeconds);
+  setupWebhooks(app, services);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(plainSerializer);

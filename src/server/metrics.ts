@@ -4,6 +4,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { Services } from '../domain/context.js';
 import { readCache } from '../domain/read-cache.js';
 import { mailOutboxDepth } from '../mail/sender.js';
+import { webhookOutboxDepth } from '../webhooks/sender.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -137,6 +138,7 @@ export function setupMetrics(app: FastifyInstance, services: Services): Metrics 
     },
   };
   metrics.addOutbox('mail', () => mailOutboxDepth(db));
+  metrics.addOutbox('webhooks', () => webhookOutboxDepth(db));
   app.decorate('metrics', metrics);
   app.addHook('onClose', async () => {
     db.observeQueries(null);

@@ -78,4 +78,9 @@ export const ERR = {
   ssoNoAccount: 'No Docket account matches this sign-in, and new accounts cannot be created this way',
   ssoDomain: 'Your e-mail domain is not allowed to sign in here',
   ssoUnverified: 'The provider did not confirm your e-mail address',
+  // Issue 21 (docs/webhooks.md).
+  webhookNotFound: 'Webhook not found',
+  deliveryNotFound: 'Delivery not found',
+  webhookLimit: 'Webhook limit reached',
+  webhookTargetRefused: 'Webhook target refused: loopback, link-local and private addresses are not allowed',
 } as const;

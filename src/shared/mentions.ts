@@ -36,11 +36,16 @@ export const NOTIFICATION_TYPES = [
   'added_to_project',
   'sprint_started',
   'sprint_completed',
+  'webhook_disabled',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 /** Types e-mailed at once even when the rest waits for the digest. */
-export const URGENT_NOTIFICATION_TYPES: readonly NotificationType[] = ['mentioned', 'assigned'];
+export const URGENT_NOTIFICATION_TYPES: readonly NotificationType[] = [
+  'mentioned',
+  'assigned',
+  'webhook_disabled',
+];
 
 export const EMAIL_MODES = ['off', 'instant', 'digest'] as const;
 export type EmailMode = (typeof EMAIL_MODES)[number];
@@ -67,5 +72,7 @@ export function notificationHeadline(n: {
       return `${who} started a sprint`;
     case 'sprint_completed':
       return `${who} completed a sprint`;
+    case 'webhook_disabled':
+      return `A webhook of ${n.project.key} was turned off`;
   }
 }

@@ -19,6 +19,8 @@ import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage
  * every OAuth client out (docs/decisions/044-oauth-for-mcp.md).
  * Nor are forgotten-password links and single sign-ons under way (short-lived secrets, like
  * sessions); links to single sign-on accounts are (docs/decisions/043-sso-and-password-reset.md).
+ * Nor are webhooks and their deliveries: a restored copy must not start posting to the receivers
+ * of the instance it was copied from (docs/decisions/040-webhooks.md).
  */
 export const BACKUP_FORMAT = 'docket-backup';
 export const BACKUP_VERSION = 2;
@@ -41,6 +43,9 @@ export type BackupTable = Exclude<
   // Short-lived secrets, like sessions (decision 043).
   | 'password_resets'
   | 'oidc_logins'
+  // A restored copy must not post to the original's receivers (decision 040).
+  | 'webhooks'
+  | 'webhook_deliveries'
 >;
 
 /** The tables in a backup, parents first (the insert order; deletes run in reverse). */

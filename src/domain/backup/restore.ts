@@ -55,6 +55,8 @@ export async function deleteEverything(tx: Tx, dialect: 'sqlite' | 'postgres'): 
   // OAuth clients and grants are not backed up: a restore or wipe signs every client out.
   for (const table of ['oauth_tokens', 'oauth_codes', 'oauth_grants', 'oauth_clients'] as const)
     await tx.deleteFrom(table).execute();
+  await tx.deleteFrom('webhook_deliveries').execute();
+  await tx.deleteFrom('webhooks').execute();
   for (const table of [...BACKUP_TABLES].reverse()) {
     if (table === 'users') await tx.deleteFrom('sessions').execute();
     await (tx as unknown as Kysely<any>).deleteFrom(table).execute();

@@ -16,4 +16,5 @@ export {
   notifySprint,
   notifyTicketCreated,
   notifyTicketsChanged,
+  notifyWebhookDisabled,
 } from './triggers.js';

@@ -179,6 +179,39 @@ export async function notifyMemberAdded(
   ]);
 }
 
+/**
+ * A webhook failed for a day and was turned off: its maker, or the project's owner when the maker
+ * is gone (src/webhooks/sender.ts).
+ */
+export async function notifyWebhookDisabled(
+  ctx: Ctx,
+  tx: Tx,
+  emit: Emit,
+  projectId: string,
+  createdBy: string | null,
+  excerpt: string,
+) {
+  const owners = createdBy
+    ? [{ user_id: createdBy }]
+    : await tx
+        .selectFrom('project_members')
+        .select('user_id')
+        .where('project_id', '=', projectId)
+        .where('role', '=', 'owner')
+        .execute();
+  await notify(
+    ctx,
+    tx,
+    emit,
+    projectId,
+    owners.map((o) => ({
+      userId: o.user_id,
+      type: 'webhook_disabled' as const,
+      excerpt: excerptOf(excerpt),
+    })),
+  );
+}
+
 /** A sprint started or completed: the assignees of its tickets (read before any ticket leaves it). */
 export async function notifySprint(
   ctx: Ctx,

@@ -18,6 +18,7 @@ import { ssoRoutes } from './sso.routes.js';
 import { ticketsRoutes } from './tickets.routes.js';
 import { usersRoutes } from './users.routes.js';
 import { viewsRoutes } from './views.routes.js';
+import { webhooksRoutes } from './webhooks.routes.js';
 
 /** Every route module, registered under the base path. A new module is added here. */
 export const ROUTES: FastifyPluginAsyncZod[] = [
@@ -40,4 +41,5 @@ export const ROUTES: FastifyPluginAsyncZod[] = [
   metricsRoutes,
   oauthRoutes,
   ssoRoutes,
+  webhooksRoutes,
 ];

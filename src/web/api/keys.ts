@@ -34,4 +34,6 @@ export const qk = {
   notificationSettings: ['notification-settings'] as const,
   search: (q: string, limit: number) => ['search', q, limit] as const,
   views: ['views'] as const,
+  webhooks: (projectId: string) => ['webhooks', projectId] as const,
+  deliveries: (projectId: string, webhookId: string) => ['webhook-deliveries', projectId, webhookId] as const,
 };

@@ -16,6 +16,7 @@ export const TYPE_LABELS: Record<NotificationType, string> = {
   added_to_project: 'Projects',
   sprint_started: 'Sprint started',
   sprint_completed: 'Sprint completed',
+  webhook_disabled: 'Webhooks',
 };
 
 function Row({ n, onOpen, onRead }: { n: Notification; onOpen: () => void; onRead: () => void }) {

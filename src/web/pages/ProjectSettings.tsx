@@ -7,6 +7,7 @@ import { ColumnsSection } from './settings-columns';
 import { DeleteProjectSection, GeneralSection } from './settings-general';
 import { LabelsSection, SprintSettingsSection } from './settings-labels';
 import { MembersSection } from './settings-members';
+import { WebhooksSection } from './settings-webhooks';
 
 export type Role = ProjectRole;
 
@@ -47,6 +48,7 @@ export function SettingsBody({ project }: { project: Project }) {
       <MembersSection project={project} role={role} userId={userId} />
       <LabelsSection project={project} />
       <SprintSettingsSection project={project} canEdit={manage} />
+      {manage && <WebhooksSection project={project} />}
       {role === 'owner' && <DeleteProjectSection project={project} />}
     </div>
   );

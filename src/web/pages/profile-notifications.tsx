@@ -20,6 +20,7 @@ const TYPE_TEXT: Record<NotificationType, string> = {
   added_to_project: 'I am added to a project',
   sprint_started: 'A sprint with my tickets starts',
   sprint_completed: 'A sprint with my tickets completes',
+  webhook_disabled: 'A webhook I made is turned off after failing for a day',
 };
 
 const DIGEST_CHOICES = [15, 60, 240, 1440];
