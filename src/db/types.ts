@@ -307,6 +307,19 @@ export interface SavedViewsTable {
   updated_at: string;
 }
 
+/** Where an imported ticket came from (migration 050, docs/import.md): makes a re-run find it. */
+export interface ImportSourcesTable {
+  project_id: string;
+  /** The source family: jira, github, linear, trello or csv. */
+  source: string;
+  source_id: string;
+  ticket_id: string;
+  /** The ticket's key or number in the source (ABC-12, #34), and its address there. */
+  source_key: string | null;
+  source_url: string | null;
+  created_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -334,6 +347,7 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   signing_keys: SigningKeysTable;
   saved_views: SavedViewsTable;
+  import_sources: ImportSourcesTable;
 }
 
 /** The audit log (migration 012): appended in the change's transaction, never updated. */
@@ -378,4 +392,5 @@ export const TABLES_IN_ORDER = [
   'mail_outbox',
   'signing_keys',
   'saved_views',
+  'import_sources',
 ] as const satisfies readonly (keyof Database)[];

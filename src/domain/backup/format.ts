@@ -45,6 +45,7 @@ export const BACKUP_TABLES = [
   'notifications',
   'notification_settings',
   'saved_views',
+  'import_sources',
 ] as const satisfies readonly BackupTable[];
 
 /**
@@ -278,6 +279,15 @@ export const ROW_SCHEMAS = {
     created_at: stamp,
     updated_at: stamp,
   }),
+  import_sources: z.strictObject({
+    project_id: id,
+    source: text(20).min(1),
+    source_id: text(500).min(1),
+    ticket_id: id,
+    source_key: text(500).nullable(),
+    source_url: text(2000).nullable(),
+    created_at: stamp,
+  }),
 } satisfies Record<BackupTable, z.ZodType>;
 
 /** The columns that identify a row: the keyset for paging on export and for duplicate checks on import. */
@@ -303,6 +313,7 @@ export const KEY_COLUMNS: Record<BackupTable, readonly string[]> = {
   notifications: ['id'],
   notification_settings: ['user_id'],
   saved_views: ['id'],
+  import_sources: ['project_id', 'source', 'source_id'],
 };
 
 /** References between records (the foreign keys): column -> table whose id it names. */
@@ -333,6 +344,7 @@ export const REFERENCES: Partial<Record<BackupTable, Record<string, BackupTable>
   notifications: { user_id: 'users', actor_id: 'users', project_id: 'projects', ticket_id: 'tickets' },
   notification_settings: { user_id: 'users' },
   saved_views: { author_id: 'users', project_id: 'projects' },
+  import_sources: { project_id: 'projects', ticket_id: 'tickets' },
 };
 
 /** Columns naming a stored file: the file must be in the backup. */
