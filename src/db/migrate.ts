@@ -14,6 +14,7 @@ import * as m040 from './migrations/040_search_index.js';
 import * as m041 from './migrations/041_saved_views.js';
 import * as m042 from './migrations/042_search_sort_index.js';
 import * as m050 from './migrations/050_import_sources.js';
+import * as m051 from './migrations/051_search_fold_speed.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '041_saved_views': m041,
   '042_search_sort_index': m042,
   '050_import_sources': m050,
+  '051_search_fold_speed': m051,
 };
 
 /** Every migration's name, in order. */

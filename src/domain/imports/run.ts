@@ -579,11 +579,13 @@ export async function importTickets(ctx: Ctx, projectRef: string, run: ImportRun
         table: T,
         values: Record<string, unknown>[],
       ) => {
+        const t0 = Date.now();
         for (let i = 0; i < values.length; i += CHUNK)
           await tx
             .insertInto(table)
             .values(values.slice(i, i + CHUNK) as never)
             .execute();
+        if (process.env.IMPORT_PROFILE) console.log(table, values.length, Date.now() - t0);
       };
       await insert('tickets', tickets as never);
       await insert(
