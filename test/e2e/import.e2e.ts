@@ -65,7 +65,7 @@ describe('import wizard', () => {
     await status.fill('In Progress');
     await status.blur();
     await page.getByRole('button', { name: 'Check again' }).click();
-    await expect.poll(() => page.getByText('new column').count()).toBe(0);
+    await expect.poll(() => page.getByText('new column', { exact: true }).count()).toBe(0);
 
     await page.getByRole('button', { name: /^Import 4 tickets$/ }).click();
     await expect.poll(() => page.getByRole('heading', { name: 'Imported' }).count()).toBe(1);
