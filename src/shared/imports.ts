@@ -9,12 +9,10 @@ import { PRIORITIES, TICKET_TYPES } from './enums.js';
 export const IMPORT_FORMATS = ['jira-csv', 'github-json', 'linear-csv', 'trello-json', 'csv'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
-/** The fields of a ticket a generic CSV column can fill (the export writes these headers). */
-export const CSV_FIELDS = [
-  'id',
+/** The columns of the CSV export, in order (the generic CSV importer reads them back by name). */
+export const EXPORT_COLUMNS = [
   'key',
   'title',
-  'description',
   'type',
   'priority',
   'status',
@@ -28,12 +26,15 @@ export const CSV_FIELDS = [
   'created',
   'updated',
   'parent',
-  'url',
+  'description',
   'estimate',
   'environment',
   'affectedVersion',
   'fixVersion',
 ] as const;
+
+/** The fields of a ticket a generic CSV column can fill: the export's columns, a source id and a link. */
+export const CSV_FIELDS = ['id', 'url', ...EXPORT_COLUMNS] as const;
 export type CsvField = (typeof CSV_FIELDS)[number];
 
 const name = z.string().min(1).max(200);
@@ -123,30 +124,6 @@ export type ImportResult = z.infer<typeof importResult>;
 
 /** The most problems an answer lists; the count of the rest is the last problem. */
 export const MAX_IMPORT_PROBLEMS = 1000;
-
-/** The columns of the CSV export, in order (the generic CSV importer reads them back by name). */
-export const EXPORT_COLUMNS = [
-  'key',
-  'title',
-  'type',
-  'priority',
-  'status',
-  'assignee',
-  'reporter',
-  'labels',
-  'storyPoints',
-  'sprint',
-  'startDate',
-  'dueDate',
-  'created',
-  'updated',
-  'parent',
-  'description',
-  'estimate',
-  'environment',
-  'affectedVersion',
-  'fixVersion',
-] as const satisfies readonly CsvField[];
 
 /** One ticket of the export (`tickets.json`; `tickets.csv` has the same fields as columns, labels joined). */
 export const exportRowOut = z.object({

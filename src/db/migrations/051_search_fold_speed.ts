@@ -50,9 +50,12 @@ export async function up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promi
     for each row execute function docket_comment_search()`);
   await run(`create function docket_comment_search_inserted() returns trigger language plpgsql as $$
     begin
+      -- An array, not a join with the transition table (which has no statistics): the tickets are
+      -- found by their keys, however large ticket_search is.
       update ticket_search s set doc = ${doc('t', commentsOf('t'))}
         from tickets t
-        where t.id = s.ticket_id and t.id in (select distinct ticket_id from new_comments);
+        where t.id = s.ticket_id
+          and s.ticket_id = any (array(select distinct ticket_id from new_comments));
       return null;
     end $$`);
   await run(`create trigger comment_search_inserted after insert on comments
