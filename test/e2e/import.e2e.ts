@@ -95,5 +95,19 @@ describe('import wizard', () => {
     const text = fs.readFileSync(file, 'utf8');
     expect(text.split('\n')[0]).toMatch(/^key,title,type,priority,status,assignee/);
     expect(text).toContain('Card form rejects Amex');
+
+    // A saved view of the project downloads its own tickets only.
+    const view = await user.req('POST', '/api/views', {
+      name: 'Bugs',
+      query: 'type:bug',
+      projectId,
+    });
+    await page.goto(`${base}/search?view=${view.id}`);
+    const [json] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Export JSON' }).click(),
+    ]);
+    const rows = JSON.parse(fs.readFileSync(await json.path(), 'utf8')) as { title: string }[];
+    expect(rows.map((r) => r.title)).toEqual(['Card form rejects Amex']);
   });
 });
