@@ -37,6 +37,7 @@ const schema = z.object({
     .default(30),
   DOCKET_BODY_LIMIT_BYTES: int(1024, 1024 ** 3).default(1_048_576),
   DOCKET_BACKUP_MAX_BYTES: int(1024, 1024 ** 4).default(20 * 1024 ** 3),
+  DOCKET_IMPORT_MAX_BYTES: int(1024, 1024 ** 4).default(1024 ** 3),
   DOCKET_READ_CACHE_MB: int(0, 4096).default(16),
   DOCKET_TRUST_PROXY: z
     .string()
@@ -148,6 +149,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Largest backup file accepted by POST /api/admin/database/import. */
   backupMaxBytes: number;
+  /** Largest file accepted by a ticket import (docs/import.md). */
+  importMaxBytes: number;
   trustProxy: TrustProxy;
   /** Password attempts per client address per window, over all accounts (src/domain/attempts.ts). */
   loginAddressLimit: number;
@@ -297,6 +300,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sseKeepaliveSeconds: e.DOCKET_SSE_KEEPALIVE_SECONDS,
     bodyLimitBytes: e.DOCKET_BODY_LIMIT_BYTES,
     backupMaxBytes: e.DOCKET_BACKUP_MAX_BYTES,
+    importMaxBytes: e.DOCKET_IMPORT_MAX_BYTES,
     trustProxy: e.DOCKET_TRUST_PROXY,
     loginAddressLimit: e.DOCKET_LOGIN_ADDRESS_LIMIT,
     uploadQuotaBytes: e.DOCKET_UPLOAD_QUOTA_BYTES,

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../src/config.js';
 import { buildApp } from '../src/server/app.js';
 import { populate, snapshot } from './helpers/backup.js';
-import { bin, docket, type Instance, instance } from './helpers/cli.js';
+import { bin, docket, type Instance, instance, root } from './helpers/cli.js';
 import { PASSWORD, signIn } from './helpers/factories.js';
 
 async function appFor(inst: Instance): Promise<{ app: FastifyInstance; config: Config }> {
@@ -226,5 +226,66 @@ describe('docket backup and restore', { timeout: 120_000 }, () => {
     } finally {
       await again.close();
     }
+  });
+});
+
+describe('docket import', { timeout: 180_000 }, () => {
+  let inst: Instance;
+  const jira = path.join(root, 'test', 'fixtures', 'imports', 'jira.csv');
+  beforeAll(async () => {
+    inst = await instance();
+    expect((await docket(inst, ['migrate'])).code).toBe(0);
+    const { app } = await appFor(inst);
+    try {
+      const reg = await app.inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { username: 'importer', password: PASSWORD },
+      });
+      expect(reg.statusCode, reg.body).toBe(201);
+      const owner = await signIn(app, 'importer', PASSWORD);
+      expect((await owner.post('/api/projects', { name: 'Shop', key: 'SHOP' })).statusCode).toBe(201);
+    } finally {
+      await app.close();
+    }
+  });
+  afterAll(async () => inst.drop());
+
+  it('checks with --dry-run, imports, and a second run skips what the first made', async () => {
+    const dry = await docket(inst, ['import', 'jira-csv', jira, '--project', 'shop', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(
+      'Dry run, nothing written: would create 4 tickets, 2 comments, 3 labels, 1 columns and 2 links',
+    );
+    expect(dry.stdout).toContain('row 4: No Summary');
+    const mapping = path.join(inst.dataDir, 'mapping.json');
+    fs.writeFileSync(mapping, JSON.stringify({ statuses: { 'In Review': 'In Progress' } }));
+    const run = await docket(inst, ['import', 'jira-csv', jira, '--project', 'SHOP', '--mapping', mapping]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('Created 4 tickets, 2 comments, 3 labels, 0 columns and 2 links; 0 records');
+    const again = await docket(inst, ['import', 'jira-csv', jira, '--project', 'SHOP']);
+    expect(again.stdout).toContain(
+      'Created 0 tickets, 0 comments, 0 labels, 0 columns and 0 links; 4 records were imported before',
+    );
+    const { app } = await appFor(inst);
+    try {
+      const owner = await signIn(app, 'importer', PASSWORD);
+      expect((await owner.get('/api/projects/SHOP/tickets')).json()).toHaveLength(4);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses a wrong format, a missing project and a bad mapping', async () => {
+    expect((await docket(inst, ['import', 'asana', jira, '--project', 'SHOP'])).code).toBe(2);
+    expect((await docket(inst, ['import', 'jira-csv', jira])).code).toBe(2);
+    const missing = await docket(inst, ['import', 'jira-csv', jira, '--project', 'NOPE']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('No project with the key NOPE');
+    const bad = path.join(inst.dataDir, 'bad.json');
+    fs.writeFileSync(bad, '{"types": {"Bug": "Boog"}}');
+    const refused = await docket(inst, ['import', 'jira-csv', jira, '--project', 'SHOP', '--mapping', bad]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--mapping: types.Bug');
   });
 });

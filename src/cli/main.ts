@@ -14,8 +14,10 @@ import { endAllSessions } from '../domain/auth.js';
 import { backupStream, type ExportStats } from '../domain/backup/export.js';
 import { InvalidBackup, type RestorePhase, restoreBackup } from '../domain/backup/restore.js';
 import type { Logger, Services } from '../domain/context.js';
+import { requestCtx } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { nowIso } from '../domain/ids.js';
+import { importTickets } from '../domain/imports/run.js';
 import { hashPassword } from '../domain/passwords.js';
 import { ensureSettings } from '../domain/settings.js';
 import { temporaryPassword } from '../domain/temporary-password.js';
@@ -23,6 +25,7 @@ import { createUserDirect } from '../domain/users.js';
 import { moveFiles } from '../files/move-files.js';
 import { diskStore, openFileStore, s3Store } from '../files/open-store.js';
 import { passwordSchema, usernameSchema } from '../shared/accounts.js';
+import { IMPORT_FORMATS, type ImportFormat, type ImportMapping, importMapping } from '../shared/imports.js';
 
 const HELP = `Docket: the operator's command line.
 
@@ -39,6 +42,10 @@ Commands:
         [--password <p>] [--email <e>] [--name <n>]
   admin reset-password <username> [--password <p>]
                                  Set a new password (and end that user's sessions)
+  import <format> <file> --project <KEY> [--dry-run] [--mapping <file.json>]
+                                 Import tickets from another tracker's export into a project
+                                 (formats: jira-csv, github-json, linear-csv, trello-json, csv;
+                                 acts as the project's owner; docs/import.md)
 
 Without --password, a password is asked for on a terminal, or generated and printed.
 Configuration comes from the environment and .env, as for the server (DOCKET_DATA_DIR,
@@ -60,11 +67,24 @@ const OPTIONS = {
   email: { type: 'string' },
   name: { type: 'string' },
   to: { type: 'string' },
+  project: { type: 'string' },
+  mapping: { type: 'string' },
+  'dry-run': { type: 'boolean' },
 } as const;
 
 interface Parsed {
   args: string[];
-  flags: { help?: boolean; yes?: boolean; password?: string; email?: string; name?: string; to?: string };
+  flags: {
+    help?: boolean;
+    yes?: boolean;
+    password?: string;
+    email?: string;
+    name?: string;
+    to?: string;
+    project?: string;
+    mapping?: string;
+    'dry-run'?: boolean;
+  };
 }
 
 /** The command line, by node's util.parseArgs; its errors become usage errors in our words. */
@@ -386,6 +406,75 @@ async function cmdAdminResetPassword(username: string | undefined, flags: Parsed
   });
 }
 
+async function cmdImport(format: string, file: string, flags: Parsed['flags']) {
+  if (!(IMPORT_FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`Unknown format ${format} (${IMPORT_FORMATS.join(', ')})`);
+  if (!flags.project) throw new UsageError('import needs --project <KEY>');
+  if (!fs.existsSync(file)) throw new Failure(`No such file: ${file}`);
+  let mapping: ImportMapping | undefined;
+  if (flags.mapping) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(await fsp.readFile(flags.mapping, 'utf8'));
+    } catch (err) {
+      throw new UsageError(`--mapping: cannot read ${flags.mapping} as JSON (${(err as Error).message})`);
+    }
+    const parsed = importMapping.safeParse(raw);
+    if (!parsed.success)
+      throw new UsageError(
+        `--mapping: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(mapping)'}: ${i.message}`).join('; ')}`,
+      );
+    mapping = parsed.data;
+  }
+  const projectRef = flags.project;
+  await withServices(async (s) => {
+    // The operator acts as the project's owner: imported tickets without a known reporter are theirs.
+    const owner = await s.db.kysely
+      .selectFrom('projects')
+      .innerJoin('project_members', 'project_members.project_id', 'projects.id')
+      .select('project_members.user_id')
+      .where('projects.key', '=', projectRef.toUpperCase())
+      .where('project_members.role', '=', 'owner')
+      .executeTakeFirst();
+    if (!owner) throw new Failure(`No project with the key ${projectRef.toUpperCase()}`);
+    const ctx = requestCtx(s, null);
+    ctx.actor = { userId: owner.user_id, isSystemAdmin: true, via: 'session', sessionId: null };
+    const tty = process.stderr.isTTY;
+    let lastDraw = 0;
+    const { size } = await fsp.stat(file);
+    const result = await importTickets(ctx, projectRef, {
+      format: format as ImportFormat,
+      file: path.resolve(file),
+      fileSize: size,
+      mapping,
+      dryRun: !!flags['dry-run'],
+      onProgress(p) {
+        if (!tty) return;
+        const now = Date.now();
+        if (p.phase === 'reading' && now - lastDraw < 100) return;
+        lastDraw = now;
+        const width = Math.max(10, Math.min(40, (process.stderr.columns ?? 80) - 50));
+        const ratio = p.totalBytes > 0 ? Math.min(1, p.bytes / p.totalBytes) : 1;
+        const filled = Math.round(ratio * width);
+        const label = p.phase === 'linking' ? 'Linking   ' : 'Importing ';
+        process.stderr.write(
+          `\r${label}[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}% ${p.records} records, ${formatBytes(p.bytes)}/${formatBytes(p.totalBytes)}\u001b[K`,
+        );
+        if (p.phase === 'done') process.stderr.write('\r\u001b[K');
+      },
+    });
+    const c = result.counts;
+    process.stdout.write(
+      `${result.dryRun ? 'Dry run, nothing written: would create' : 'Created'} ${c.tickets} tickets, ${c.comments} comments, ` +
+        `${c.labels} labels, ${c.columns} columns and ${c.links} links; ${result.skipped} records were imported before.\n`,
+    );
+    if (result.problems.length) {
+      process.stdout.write(`${result.problems.length} problems:\n`);
+      for (const p of result.problems) process.stdout.write(`  row ${p.row}: ${p.message}\n`);
+    }
+  });
+}
+
 export async function main(argv: string[]): Promise<number> {
   let parsed: Parsed;
   try {
@@ -426,6 +515,13 @@ export async function main(argv: string[]): Promise<number> {
         await cmdFilesMigrate(flags.to);
         return 0;
       }
+      case 'import':
+        if (rest.length !== 2)
+          throw new UsageError(
+            'import needs a format and a file: docket import <format> <file> --project KEY',
+          );
+        await cmdImport(rest[0], rest[1], flags);
+        return 0;
       case 'admin': {
         const [sub, username, extra] = rest;
         if (extra !== undefined) throw new UsageError('Too many arguments');

@@ -53,6 +53,8 @@ export const TABLE_SCOPES: Record<string, TableClass> = {
   oauth_grants: ['auth'],
   oauth_tokens: ['auth'],
   oauth_clients: [],
+  // Where imported tickets came from: no cached answer shows it.
+  import_sources: [],
   // The webhook outbox: no cached answer shows it.
   webhooks: [],
   webhook_deliveries: [],

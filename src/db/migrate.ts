@@ -13,6 +13,8 @@ import * as m030 from './migrations/030_notifications.js';
 import * as m040 from './migrations/040_search_index.js';
 import * as m041 from './migrations/041_saved_views.js';
 import * as m042 from './migrations/042_search_sort_index.js';
+import * as m050 from './migrations/050_import_sources.js';
+import * as m051 from './migrations/051_search_fold_speed.js';
 import * as m055 from './migrations/055_webhooks.js';
 import * as m063 from './migrations/063_rate_limits.js';
 import * as m066 from './migrations/066_password_resets.js';
@@ -37,6 +39,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '040_search_index': m040,
   '041_saved_views': m041,
   '042_search_sort_index': m042,
+  '050_import_sources': m050,
+  '051_search_fold_speed': m051,
   '055_webhooks': m055,
   '063_rate_limits': m063,
   '066_password_resets': m066,

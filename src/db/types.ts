@@ -308,6 +308,19 @@ export interface SavedViewsTable {
   updated_at: string;
 }
 
+/** Where an imported ticket came from (migration 050, docs/import.md): makes a re-run find it. */
+export interface ImportSourcesTable {
+  project_id: string;
+  /** The source family: jira, github, linear, trello or csv. */
+  source: string;
+  source_id: string;
+  ticket_id: string;
+  /** The ticket's key or number in the source (ABC-12, #34), and its address there. */
+  source_key: string | null;
+  source_url: string | null;
+  created_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -346,6 +359,7 @@ export interface Database {
   oidc_logins: OidcLoginsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  import_sources: ImportSourcesTable;
 }
 
 /** Forgotten-password links (migration 066): only the token's SHA-256 is stored; single use. */
@@ -484,6 +498,7 @@ export const TABLES_IN_ORDER = [
   'oidc_logins',
   'webhooks',
   'webhook_deliveries',
+  'import_sources',
 ] as const satisfies readonly (keyof Database)[];
 
 /** A project's webhook (migration 055, docs/webhooks.md). */

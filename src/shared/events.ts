@@ -41,6 +41,15 @@ export const EVENT_PAYLOADS = {
   'project.created': projectOut,
   'project.updated': projectOut,
   'project.deleted': removed,
+  /** An import finished (docs/import.md): what it created; clients read the project's tickets again. */
+  'project.imported': z.object({
+    id,
+    tickets: z.number().int(),
+    comments: z.number().int(),
+    labels: z.number().int(),
+    columns: z.number().int(),
+    links: z.number().int(),
+  }),
   'user.updated': userSummaryOut,
   'database.wiped': nothing,
   'database.projects.wiped': nothing,

@@ -31,6 +31,7 @@ const BacklogPage = lazy(() => loadBacklog().then((m) => ({ default: m.BacklogPa
 const ReportsPage = lazy(() => import('./pages/Reports').then((m) => ({ default: m.ReportsPage })));
 const InboxPage = lazy(() => import('./pages/Inbox').then((m) => ({ default: m.InboxPage })));
 const PersonPage = lazy(() => import('./pages/Person').then((m) => ({ default: m.PersonPage })));
+const ImportPage = lazy(() => import('./pages/import').then((m) => ({ default: m.ImportPage })));
 const SearchPage = lazy(() => import('./pages/search').then((m) => ({ default: m.SearchPage })));
 const AdminPage = lazy(() => import('./pages/Admin').then((m) => ({ default: m.AdminPage })));
 
@@ -130,6 +131,7 @@ function Authenticated() {
           <Route path="/projects/:key/reports">
             {(p) => <ReportsPage projectKey={p.key.toUpperCase()} />}
           </Route>
+          <Route path="/projects/:key/import">{(p) => <ImportPage projectKey={p.key.toUpperCase()} />}</Route>
           <Route path="/projects/:key/settings">
             {(p) => <ProjectSettingsPage projectKey={p.key.toUpperCase()} />}
           </Route>

@@ -72,6 +72,7 @@ export const BACKUP_TABLES = [
   'notification_settings',
   'saved_views',
   'oidc_identities',
+  'import_sources',
 ] as const satisfies readonly BackupTable[];
 
 /**
@@ -314,6 +315,15 @@ export const ROW_SCHEMAS = {
     created_at: stamp,
     last_login_at: optStamp,
   }),
+  import_sources: z.strictObject({
+    project_id: id,
+    source: text(20).min(1),
+    source_id: text(500).min(1),
+    ticket_id: id,
+    source_key: text(500).nullable(),
+    source_url: text(2000).nullable(),
+    created_at: stamp,
+  }),
 } satisfies Record<BackupTable, z.ZodType>;
 
 /** The columns that identify a row: the keyset for paging on export and for duplicate checks on import. */
@@ -340,6 +350,7 @@ export const KEY_COLUMNS: Record<BackupTable, readonly string[]> = {
   notification_settings: ['user_id'],
   saved_views: ['id'],
   oidc_identities: ['id'],
+  import_sources: ['project_id', 'source', 'source_id'],
 };
 
 /** References between records (the foreign keys): column -> table whose id it names. */
@@ -371,6 +382,7 @@ export const REFERENCES: Partial<Record<BackupTable, Record<string, BackupTable>
   notification_settings: { user_id: 'users' },
   saved_views: { author_id: 'users', project_id: 'projects' },
   oidc_identities: { user_id: 'users' },
+  import_sources: { project_id: 'projects', ticket_id: 'tickets' },
 };
 
 /** Columns naming a stored file: the file must be in the backup. */

@@ -5,6 +5,7 @@ import { authRoutes } from './auth.routes.js';
 import { eventsRoutes } from './events.routes.js';
 import { filesRoutes } from './files.routes.js';
 import { healthRoutes } from './health.routes.js';
+import { importsRoutes } from './imports.routes.js';
 import { mcpRoutes } from './mcp.routes.js';
 import { meRoutes } from './me.routes.js';
 import { metricsRoutes } from './metrics.routes.js';
@@ -42,4 +43,5 @@ export const ROUTES: FastifyPluginAsyncZod[] = [
   oauthRoutes,
   ssoRoutes,
   webhooksRoutes,
+  importsRoutes,
 ];

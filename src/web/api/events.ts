@@ -168,6 +168,17 @@ export function applyProjectEvent(qc: QueryClient, projectId: string, ev: AnyEve
     case 'link.deleted':
       invalidateTicketDetail(qc, projectId);
       return;
+    case 'project.imported':
+      // An import writes many tickets at once: read the board again.
+      for (const key of [
+        qk.tickets(projectId),
+        qk.columns(projectId),
+        qk.labels(projectId),
+        qk.sprints(projectId),
+      ])
+        qc.invalidateQueries({ queryKey: key });
+      qc.invalidateQueries({ queryKey: ['ticket', projectId] });
+      return;
     default:
       if (ev.type.startsWith('sprint.')) {
         qc.invalidateQueries({ queryKey: qk.sprints(projectId) });

@@ -14,11 +14,12 @@ import {
 import { arrayMove, sortableKeyboardCoordinates } from '@dnd-kit/sortable';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { useLocation } from 'wouter';
+import { Link, useLocation } from 'wouter';
 import { columnTickets } from '../api/cache';
 import { errorText } from '../api/client';
 import { useColumns } from '../api/columns';
 import { useProjectEvents } from '../api/events';
+import { exportHref } from '../api/imports';
 import { useLabels } from '../api/labels';
 import { useMembers } from '../api/members';
 import { useProject, useProjects } from '../api/projects';
@@ -377,6 +378,26 @@ export function Board({ project }: { project: Project }) {
           {activeSprint && sprintFilter === activeSprint.id ? `· ${activeSprint.name}` : ''}
         </span>
         <span className="flex-1" />
+        <Popover
+          label="Import and export"
+          align="right"
+          className="h-7 rounded-md px-2 text-[12px] text-muted hover:bg-hover hover:text-fg"
+          button={<span>Import / Export</span>}
+        >
+          {() => (
+            <div className="flex flex-col py-1">
+              <Link className="px-3 py-1.5 hover:bg-hover" href={`/projects/${project.key}/import`}>
+                Import from a file…
+              </Link>
+              <a className="px-3 py-1.5 hover:bg-hover" href={exportHref(project.id, 'csv')} download>
+                Export CSV
+              </a>
+              <a className="px-3 py-1.5 hover:bg-hover" href={exportHref(project.id, 'json')} download>
+                Export JSON
+              </a>
+            </div>
+          )}
+        </Popover>
         <Button
           variant="primary"
           size="sm"

@@ -13,6 +13,7 @@ import {
   VIEW_GROUPS,
 } from '../../shared/search-query';
 import { ApiError, errorText } from '../api/client';
+import { exportHref } from '../api/imports';
 import { qk } from '../api/keys';
 import { useProjects } from '../api/projects';
 import {
@@ -327,6 +328,25 @@ export function SearchPage() {
               navigate(`/search?view=${v.id}`);
             }}
           />
+        )}
+        {view?.projectId && (
+          // A project's view downloads as that project's ticket list with the view's query (docs/import.md).
+          <span className="flex items-center gap-2 text-[12px]">
+            <a
+              className="text-accent hover:underline"
+              href={exportHref(view.projectId, 'csv', text.trim())}
+              download
+            >
+              Export CSV
+            </a>
+            <a
+              className="text-accent hover:underline"
+              href={exportHref(view.projectId, 'json', text.trim())}
+              download
+            >
+              Export JSON
+            </a>
+          </span>
         )}
       </div>
       <div className="min-h-5 text-[12px]" aria-live="polite">
