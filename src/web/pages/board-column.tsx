@@ -40,6 +40,7 @@ export const BoardColumn = memo(function BoardColumn({
   membersById,
   activeId,
   quickDefaults,
+  done,
 }: {
   project: Project;
   column: Column;
@@ -49,6 +50,8 @@ export const BoardColumn = memo(function BoardColumn({
   membersById: Map<string, MemberUser>;
   activeId: string | null;
   quickDefaults: { sprintId?: string | null; assigneeId?: string };
+  /** The done column (the last one): its due dates are not overdue. */
+  done: boolean;
 }) {
   const { setNodeRef, isOver } = useDroppable({ id: `${COL_PREFIX}${column.id}` });
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -73,6 +76,7 @@ export const BoardColumn = memo(function BoardColumn({
 
   return (
     <section
+      ref={setNodeRef}
       aria-label={`${column.name} column`}
       data-testid="column"
       data-column-name={column.name}
@@ -102,11 +106,7 @@ export const BoardColumn = memo(function BoardColumn({
         />
       )}
       <div ref={scrollRef} className="min-h-16 flex-1 overflow-y-auto px-2 pb-2" data-testid="column-scroll">
-        <div
-          ref={setNodeRef}
-          className="relative"
-          style={{ height: Math.max(virtualizer.getTotalSize(), 48) }}
-        >
+        <div className="relative" style={{ height: Math.max(virtualizer.getTotalSize(), 48) }}>
           <SortableContext items={ids} strategy={verticalListSortingStrategy}>
             {virtualizer.getVirtualItems().map((v) => {
               const t = byId.get(ids[v.index]);
@@ -124,6 +124,7 @@ export const BoardColumn = memo(function BoardColumn({
                     ticket={t}
                     labels={ticketLabels(t, labelsById)}
                     assignee={assigneeOf(t, membersById)}
+                    done={done}
                   />
                 </div>
               );
@@ -145,11 +146,13 @@ export const SortableCard = memo(function SortableCard({
   ticket,
   labels,
   assignee,
+  done,
 }: {
   project: Project;
   ticket: Ticket;
   labels: Label[];
   assignee: { name: string; avatar: string | null } | null;
+  done: boolean;
 }) {
   const [, navigate] = useLocation();
   const { attributes, listeners, setNodeRef, transform, transition, isDragging } = useSortable({
@@ -184,6 +187,7 @@ export const SortableCard = memo(function SortableCard({
         labels={labels}
         assigneeName={assignee?.name}
         assigneeAvatar={assignee?.avatar}
+        done={done}
       />
     </div>
   );

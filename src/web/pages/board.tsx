@@ -1,5 +1,4 @@
 import {
-  closestCorners,
   DndContext,
   type DragEndEvent,
   type DragOverEvent,
@@ -11,7 +10,7 @@ import {
   useSensor,
   useSensors,
 } from '@dnd-kit/core';
-import { arrayMove, sortableKeyboardCoordinates } from '@dnd-kit/sortable';
+import { arrayMove } from '@dnd-kit/sortable';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
@@ -41,6 +40,13 @@ import {
 import { useToast } from '../components/toast';
 import { Button, ColorDot, EmptyState, ErrorState, Kbd, Skeleton } from '../components/ui';
 import { assigneeOf, BoardColumn, ticketLabels } from './board-column';
+import {
+  boardCollisions,
+  boardKeyboardCoordinates,
+  COL_PREFIX,
+  type Containers,
+  edgeScroll,
+} from './board-drive';
 import { TicketDrawer } from './ticket';
 
 export interface Filters extends TicketFilterValues {
@@ -207,8 +213,7 @@ export function FilterBar({
   );
 }
 
-export type Containers = Record<string, string[]>;
-export const COL_PREFIX = 'column:';
+export { COL_PREFIX, type Containers } from './board-drive';
 
 /** The board: columns with their tickets in order, drag and drop, filters, quick create. */
 export function Board({ project }: { project: Project }) {
@@ -262,19 +267,42 @@ export function Board({ project }: { project: Project }) {
   // Drag state: a working copy of the containers while a card is in the air.
   const [drag, setDrag] = useState<{ activeId: string; containers: Containers } | null>(null);
   const containers = drag?.containers ?? visible;
+  const containersRef = useRef(containers);
+  containersRef.current = containers;
+  const columnOrderRef = useRef<string[]>([]);
+  columnOrderRef.current = (columns.data ?? []).map((c) => c.id);
+  const keyboardTarget = useRef<string | null>(null);
+  const collisions = useMemo(() => boardCollisions(keyboardTarget), []);
+  const coordinateGetter = useMemo(
+    () =>
+      boardKeyboardCoordinates({
+        columnOrder: () => columnOrderRef.current,
+        containers: () => containersRef.current,
+        keyboardTarget,
+      }),
+    [],
+  );
+  const boardRef = useRef<HTMLDivElement>(null);
+  const [autoScroll, setAutoScroll] = useState(() => edgeScroll(1200, 700));
   const sensors = useSensors(
     useSensor(MouseSensor, { activationConstraint: { distance: 4 } }),
     // On touch screens a short press picks a card up, so that a swipe still scrolls the board.
     useSensor(TouchSensor, { activationConstraint: { delay: 200, tolerance: 6 } }),
     useSensor(KeyboardSensor, {
-      coordinateGetter: sortableKeyboardCoordinates,
+      coordinateGetter,
       keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space', 'Enter'] },
     }),
   );
   const containerOf = (id: string, c: Containers) =>
     id.startsWith(COL_PREFIX) ? id.slice(COL_PREFIX.length) : Object.keys(c).find((k) => c[k].includes(id));
 
-  const onDragStart = (e: DragStartEvent) => setDrag({ activeId: String(e.active.id), containers: visible });
+  const onDragStart = (e: DragStartEvent) => {
+    keyboardTarget.current = null;
+    const board = boardRef.current;
+    const scroller = board?.querySelector('[data-testid="column-scroll"]');
+    setAutoScroll(edgeScroll(board?.clientWidth ?? 0, scroller?.clientHeight ?? 0));
+    setDrag({ activeId: String(e.active.id), containers: visible });
+  };
   const onDragOver = (e: DragOverEvent) => {
     const overId = e.over?.id;
     if (!drag || overId == null) return;
@@ -289,11 +317,14 @@ export function Board({ project }: { project: Project }) {
       const overIndex = target.indexOf(String(overId));
       const at = overIndex >= 0 ? overIndex : target.length;
       target.splice(at, 0, activeId);
+      // A keyboard move has put the card in its place: from now on it is over itself.
+      if (keyboardTarget.current) keyboardTarget.current = activeId;
       return { ...d, containers: { ...d.containers, [from]: source, [to]: target } };
     });
   };
   const onDragEnd = (e: DragEndEvent) => {
     const d = drag;
+    keyboardTarget.current = null;
     setDrag(null);
     if (!d || !e.over) return;
     const activeId = String(e.active.id);
@@ -331,12 +362,24 @@ export function Board({ project }: { project: Project }) {
   const announcements = {
     onDragStart: ({ active }: { active: { id: string | number } }) =>
       `Picked up ${byId.get(String(active.id))?.key ?? 'ticket'}.`,
-    onDragOver: ({ over }: { over: { id: string | number } | null }) =>
-      over ? `Over ${describeOver(String(over.id))}.` : 'Not over a column.',
+    onDragOver: ({
+      active,
+      over,
+    }: {
+      active: { id: string | number };
+      over: { id: string | number } | null;
+    }) => (over ? describeOverFor(String(active.id), String(over.id)) : 'Not over a column.'),
     onDragEnd: ({ over }: { over: { id: string | number } | null }) =>
       over ? `Dropped at ${describeOver(String(over.id))}.` : 'Dropped.',
     onDragCancel: () => 'Move cancelled.',
   };
+  function describeOverFor(activeId: string, overId: string) {
+    if (activeId !== overId) return `Over ${describeOver(overId)}.`;
+    const c = containersRef.current;
+    const col = Object.keys(c).find((k) => c[k].includes(activeId));
+    const name = columns.data?.find((x) => x.id === col)?.name ?? 'column';
+    return `In ${name}, place ${(col ? c[col].indexOf(activeId) : 0) + 1} of ${col ? c[col].length : 0}.`;
+  }
   function describeOver(id: string) {
     if (id.startsWith(COL_PREFIX))
       return columns.data?.find((c) => `${COL_PREFIX}${c.id}` === id)?.name ?? 'column';
@@ -417,7 +460,8 @@ export function Board({ project }: { project: Project }) {
           )}
           <DndContext
             sensors={sensors}
-            collisionDetection={closestCorners}
+            collisionDetection={collisions}
+            autoScroll={autoScroll}
             onDragStart={onDragStart}
             onDragOver={onDragOver}
             onDragEnd={onDragEnd}
@@ -426,12 +470,14 @@ export function Board({ project }: { project: Project }) {
               announcements,
               screenReaderInstructions: {
                 draggable:
-                  'To pick up a ticket, press Space. Use the arrow keys to move it, Space to drop it, Escape to cancel.',
+                  'To pick up a ticket, press Space. Left and Right move it to another column, Up and Down change its place, Space drops it, Escape cancels.',
               },
             }}
           >
             <div
-              className="flex min-h-0 flex-1 snap-x scroll-px-3 items-start gap-3 overflow-x-auto p-3"
+              ref={boardRef}
+              // Snapping would pull the board away from under a dragged card.
+              className={`flex min-h-0 flex-1 ${drag ? '' : 'snap-x'} scroll-px-3 items-start gap-3 overflow-x-auto p-3`}
               data-testid="board"
             >
               {columns.data!.map((c) => (
@@ -444,6 +490,7 @@ export function Board({ project }: { project: Project }) {
                   labelsById={labelsById}
                   membersById={membersById}
                   activeId={drag?.activeId ?? null}
+                  done={c.id === columns.data![columns.data!.length - 1].id}
                   quickDefaults={{
                     sprintId: sprintFilter !== 'all' ? sprintFilter : undefined,
                     assigneeId:

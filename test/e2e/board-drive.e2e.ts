@@ -1,0 +1,189 @@
+/**
+ * A board you can drive (issue 23): dragging toward a far column lands the card where the pointer
+ * is, the board scrolls only near its edge and at a speed a person can follow, and in a keyboard
+ * move Left/Right change the column while Up/Down change the place.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ApiClient,
+  closeContexts,
+  dragKey,
+  launchBrowser,
+  openPage,
+  type Server,
+  settled,
+  startServer,
+  unique,
+} from './harness.js';
+
+let server: Server;
+let browser: Browser;
+let base: string;
+let client: ApiClient & { username: string; userId: string };
+
+interface Seeded {
+  project: { id: string; key: string };
+  columns: { id: string; name: string }[];
+}
+
+/** A project with `extra` columns after the three default ones and `cards` tickets in To Do. */
+async function seed(extra: number, cards: number): Promise<Seeded> {
+  const key = unique('D')
+    .toUpperCase()
+    .replace(/[^A-Z0-9]/g, '')
+    .slice(0, 8);
+  const project = await client.req('POST', '/api/projects', { name: `Drive ${key}`, key });
+  for (let i = 1; i <= extra; i++)
+    await client.req('POST', `/api/projects/${project.id}/columns`, { name: `Stage ${i}` });
+  const columns = await client.req('GET', `/api/projects/${project.id}/columns`);
+  for (let i = 1; i <= cards; i++)
+    await client.req('POST', `/api/projects/${project.id}/tickets`, {
+      title: `Card ${i}`,
+      columnId: columns[0].id,
+    });
+  return { project, columns };
+}
+
+const ticket = (s: Seeded, n: number) =>
+  client.req('GET', `/api/projects/${s.project.key}/tickets/${s.project.key}-${n}`);
+
+async function openBoard(s: Seeded, width = 1440, height = 900) {
+  const page = await openPage(browser, base, client, { width, height });
+  await page.goto(`${base}/projects/${s.project.key}`);
+  await page.locator(`[data-key="${s.project.key}-1"]`).waitFor();
+  await settled(page);
+  return page;
+}
+
+const scrollLeft = (page: Page) => page.getByTestId('board').evaluate((b) => b.scrollLeft);
+
+/** The name of the column whose box holds the point (x, y), read from the page. */
+const columnAt = (page: Page, x: number, y: number) =>
+  page.evaluate(
+    ([px, py]) =>
+      [...document.querySelectorAll<HTMLElement>('[data-testid="column"]')].find((c) => {
+        const r = c.getBoundingClientRect();
+        return px >= r.left && px <= r.right && py >= r.top && py <= r.bottom;
+      })?.dataset.columnName ?? null,
+    [x, y],
+  );
+
+async function pickUp(page: Page, s: Seeded, n: number) {
+  const card = page.locator(`[data-key="${s.project.key}-${n}"]`);
+  const box = (await card.boundingBox())!;
+  const start = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  await page.mouse.move(start.x, start.y);
+  await page.mouse.down();
+  await page.mouse.move(start.x + 12, start.y, { steps: 3 });
+  return start;
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  base = server.baseUrl;
+  browser = await launchBrowser();
+  await ApiClient.signUp(base, unique('admin'));
+  client = await ApiClient.signUp(base, unique('drv'), 'Grace Hopper');
+});
+
+afterAll(async () => {
+  await closeContexts();
+  await browser?.close();
+  await server?.stop();
+});
+
+describe('drag to a far column', () => {
+  it('lands the card in the column under the pointer, without scrolling the board away at 1440 px', async () => {
+    const s = await seed(4, 2);
+    const page = await openBoard(s);
+    const board = (await page.getByTestId('board').boundingBox())!;
+    // Toward the fifth column: as far right as it is visible, but clear of the board's last 100 px.
+    const fifth = (await page.locator('[data-testid="column"]').nth(4).boundingBox())!;
+    const x = Math.min(fifth.x + fifth.width / 2, board.x + board.width - 100);
+    const y = fifth.y + 30;
+    const before = await scrollLeft(page);
+    const start = await pickUp(page, s, 1);
+    await page.mouse.move(x, start.y, { steps: 20 });
+    await page.mouse.move(x, y, { steps: 5 });
+    // A person aims and lets go after a moment; the board must stay put meanwhile.
+    await page.waitForTimeout(400);
+    const under = await columnAt(page, x, y);
+    expect(await scrollLeft(page)).toBe(before);
+    await page.mouse.up();
+    const target = s.columns.find((c) => c.name === under)!;
+    expect(s.columns.indexOf(target)).toBeGreaterThanOrEqual(3);
+    await page.locator(`[data-column-name="${under}"] [data-key="${s.project.key}-1"]`).waitFor();
+    await expect.poll(async () => (await ticket(s, 1)).columnId).toBe(target.id);
+  });
+
+  it('scrolls near the edge at a speed a person can follow, and drops where the pointer then is', async () => {
+    const s = await seed(7, 2);
+    const page = await openBoard(s);
+    const board = (await page.getByTestId('board').boundingBox())!;
+    const maxScroll = await page.getByTestId('board').evaluate((b) => b.scrollWidth - b.clientWidth);
+    expect(maxScroll).toBeGreaterThan(1000);
+    await pickUp(page, s, 2);
+    // Inside the edge band, close to its inner border: a slow crawl.
+    const x = board.x + board.width - 50;
+    const y = board.y + 30;
+    await page.mouse.move(x, y, { steps: 20 });
+    await page.waitForTimeout(600);
+    const crawled = await scrollLeft(page);
+    // It moves, but by less than one column in 0.6 s (a 20 %-wide band at full speed went ~1,000 px).
+    expect(crawled).toBeGreaterThan(0);
+    expect(crawled).toBeLessThan(284);
+    // Out of the band, the board stops.
+    await page.mouse.move(x - 250, y, { steps: 5 });
+    await page.waitForTimeout(200);
+    const stopped = await scrollLeft(page);
+    await page.waitForTimeout(300);
+    expect(await scrollLeft(page)).toBe(stopped);
+    const under = await columnAt(page, x - 250, y);
+    expect(under).not.toBeNull();
+    await page.mouse.up();
+    const target = s.columns.find((c) => c.name === under)!;
+    await expect.poll(async () => (await ticket(s, 2)).columnId).toBe(target.id);
+  });
+});
+
+describe('keyboard moves', () => {
+  it('moves a card to the next column with one Right arrow and changes its place with Up and Down', async () => {
+    const s = await seed(0, 3);
+    await client.req('POST', `/api/projects/${s.project.id}/tickets`, {
+      title: 'Already in progress',
+      columnId: s.columns[1].id,
+    });
+    const page = await openBoard(s);
+    const k = (n: number) => `${s.project.key}-${n}`;
+    // Card 2 is second in To Do; Right puts it second in In Progress (after the one card there).
+    await page.locator(`[data-key="${k(2)}"]`).focus();
+    const live = page.locator('[id^="DndLiveRegion"]');
+    await page.keyboard.press('Space');
+    await expect.poll(() => live.textContent()).toMatch(/^(Picked up|Over|In) /);
+    await dragKey(page, 'ArrowRight', 'In In Progress, place 2 of 2.');
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await ticket(s, 2)).columnId).toBe(s.columns[1].id);
+    expect((await ticket(s, 2)).order).toBe(1);
+    await settled(page);
+
+    // Up changes the place within the column, not the column.
+    await page.locator(`[data-key="${k(2)}"]`).focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => live.textContent()).toMatch(/^(Picked up|Over|In) /);
+    await dragKey(page, 'ArrowUp', `Over ${k(4)}.`);
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await ticket(s, 2)).order).toBe(0);
+    expect((await ticket(s, 2)).columnId).toBe(s.columns[1].id);
+    await settled(page);
+
+    // Left back to To Do, into an empty-ended column: the card goes to its end.
+    await page.locator(`[data-key="${k(2)}"]`).focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => live.textContent()).toMatch(/^(Picked up|Over|In) /);
+    await dragKey(page, 'ArrowLeft', 'In To Do, place 1 of 3.');
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await ticket(s, 2)).columnId).toBe(s.columns[0].id);
+    expect((await ticket(s, 2)).order).toBe(0);
+  });
+});
