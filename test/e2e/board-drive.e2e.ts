@@ -187,3 +187,34 @@ describe('keyboard moves', () => {
     expect((await ticket(s, 2)).order).toBe(0);
   });
 });
+
+describe('due dates', () => {
+  it('shows due dates on cards and backlog rows and marks the overdue ones, except in the done column', async () => {
+    const s = await seed(0, 0);
+    const day = (offset: number) => {
+      const d = new Date();
+      d.setDate(d.getDate() + offset);
+      return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    };
+    const make = (title: string, dueDate: string, columnId: string) =>
+      client.req('POST', `/api/projects/${s.project.id}/tickets`, { title, dueDate, columnId });
+    const late = await make('Late', day(-3), s.columns[0].id);
+    const soon = await make('Soon', day(4), s.columns[0].id);
+    const doneLate = await make('Finished late', day(-3), s.columns[2].id);
+    const page = await openBoard(s);
+    const due = (key: string) =>
+      page.locator(`[data-testid="card"][data-key="${key}"] [data-testid="due-date"]`);
+    await expect.poll(() => due(late.key).getAttribute('data-overdue')).toBe('true');
+    expect(await due(late.key).textContent()).toMatch(/Overdue, was due/);
+    expect(await due(soon.key).getAttribute('data-overdue')).toBeNull();
+    expect(await due(soon.key).textContent()).toMatch(/Due /);
+    expect(await due(doneLate.key).getAttribute('data-overdue')).toBeNull();
+
+    await page.goto(`${base}/projects/${s.project.key}/backlog`);
+    const row = (key: string) =>
+      page.locator(`[data-testid="backlog-row"][data-key="${key}"] [data-testid="due-date"]`);
+    await expect.poll(() => row(late.key).getAttribute('data-overdue')).toBe('true');
+    expect(await row(soon.key).getAttribute('data-overdue')).toBeNull();
+    expect(await row(doneLate.key).getAttribute('data-overdue')).toBeNull();
+  });
+});

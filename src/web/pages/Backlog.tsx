@@ -284,6 +284,7 @@ export function Backlog({
   const rowContext: RowContext = {
     project,
     colName,
+    doneColumnId: cols[cols.length - 1]?.id,
     labelsById,
     membersById,
     open,
