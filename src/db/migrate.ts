@@ -13,6 +13,7 @@ import * as m030 from './migrations/030_notifications.js';
 import * as m040 from './migrations/040_search_index.js';
 import * as m041 from './migrations/041_saved_views.js';
 import * as m042 from './migrations/042_search_sort_index.js';
+import * as m072 from './migrations/072_ticket_delete_rule.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '040_search_index': m040,
   '041_saved_views': m041,
   '042_search_sort_index': m042,
+  '072_ticket_delete_rule': m072,
 };
 
 /** Every migration's name, in order. */

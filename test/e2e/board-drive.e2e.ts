@@ -218,3 +218,55 @@ describe('due dates', () => {
     expect(await row(doneLate.key).getAttribute('data-overdue')).toBeNull();
   });
 });
+
+describe('who may delete', () => {
+  it("offers Delete on a member's own tickets only, until an admin lets every member delete", async () => {
+    const s = await seed(0, 1); // Card 1, reported by the owner
+    const member = await ApiClient.signUp(base, unique('mem'), 'Mary Member');
+    await client.req('POST', `/api/projects/${s.project.id}/members`, {
+      userId: member.userId,
+      role: 'member',
+    });
+    const own = await member.req('POST', `/api/projects/${s.project.id}/tickets`, { title: 'Mine' });
+    const page = await openPage(browser, base, member, { width: 1440, height: 900 });
+    const drawerDelete = () =>
+      page.getByTestId('ticket-drawer').getByRole('button', { name: 'Delete', exact: true });
+
+    await page.goto(`${base}/projects/${s.project.key}/${own.key}`);
+    await page.getByTestId('drawer-key').getByText(own.key).waitFor();
+    await drawerDelete().waitFor();
+
+    await page.goto(`${base}/projects/${s.project.key}/${s.project.key}-1`);
+    await page.getByTestId('drawer-key').getByText(`${s.project.key}-1`).waitFor();
+    await settled(page);
+    expect(await drawerDelete().count()).toBe(0);
+    // The API says the same.
+    const refused = await fetch(`${base}/api/projects/${s.project.id}/tickets/${s.project.key}-1`, {
+      method: 'DELETE',
+      headers: { cookie: member.cookie, accept: 'application/json' },
+    });
+    expect(refused.status).toBe(403);
+
+    // The owner opens deletion to every member in the project's settings.
+    const ownerPage = await openPage(browser, base, client, { width: 1440, height: 900 });
+    await ownerPage.goto(`${base}/projects/${s.project.key}/settings`);
+    await ownerPage.getByLabel('Let every member delete any ticket').check();
+    await expect
+      .poll(async () => (await client.req('GET', `/api/projects/${s.project.id}`)).membersMayDeleteTickets)
+      .toBe(true);
+
+    await page.reload();
+    await drawerDelete().click();
+    await page.getByRole('button', { name: 'Delete ticket' }).click();
+    await expect
+      .poll(
+        async () =>
+          (
+            await fetch(`${base}/api/projects/${s.project.id}/tickets/${s.project.key}-1`, {
+              headers: { cookie: member.cookie, accept: 'application/json' },
+            })
+          ).status,
+      )
+      .toBe(404);
+  });
+});
