@@ -270,3 +270,69 @@ describe('who may delete', () => {
       .toBe(404);
   });
 });
+
+describe('card shortcuts', () => {
+  it('moves between cards with j/k and sets assignee, status, priority and labels with a/s/p/l', async () => {
+    const s = await seed(0, 2);
+    await client.req('POST', `/api/projects/${s.project.id}/tickets`, {
+      title: 'Card 3',
+      columnId: s.columns[1].id,
+    });
+    const label = await client.req('POST', `/api/projects/${s.project.id}/labels`, {
+      name: 'frontend',
+      color: '#3B82F6',
+    });
+    const page = await openBoard(s);
+    const k = (n: number) => `${s.project.key}-${n}`;
+    const focused = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.key);
+
+    // Column by column, top to bottom.
+    await page.keyboard.press('j');
+    await expect.poll(focused).toBe(k(1));
+    await page.keyboard.press('j');
+    await expect.poll(focused).toBe(k(2));
+    await page.keyboard.press('j');
+    await expect.poll(focused).toBe(k(3));
+    await page.keyboard.press('k');
+    await expect.poll(focused).toBe(k(2));
+
+    // p: priority, picked with the arrow keys and Enter; focus comes back to the card.
+    await page.keyboard.press('p');
+    const menu = page.getByRole('menu', { name: `Set priority of ${k(2)}` });
+    await menu.waitFor();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toMatch(/Medium/);
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await ticket(s, 2)).priority).toBe('High');
+    await expect.poll(focused).toBe(k(2));
+
+    // a: assignee.
+    await page.keyboard.press('a');
+    await page.getByRole('menu', { name: `Set assignee of ${k(2)}` }).waitFor();
+    await page.getByRole('menuitem', { name: 'Grace Hopper' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await ticket(s, 2)).assigneeId).toBe(client.userId);
+
+    // l: labels, toggled; Escape closes.
+    await expect.poll(focused).toBe(k(2));
+    await page.keyboard.press('l');
+    await page.getByRole('menuitemcheckbox', { name: /frontend/ }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await ticket(s, 2)).labelIds).toEqual([label.id]);
+    await page.keyboard.press('Escape');
+    await expect.poll(focused).toBe(k(2));
+
+    // s: status, i.e. the column.
+    await page.keyboard.press('s');
+    await page.getByRole('menuitem', { name: 'Done' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await ticket(s, 2)).columnId).toBe(s.columns[2].id);
+
+    // Listed under ?.
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('?');
+    const sheet = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await sheet.getByText('On the board: next or previous card').waitFor();
+    await sheet.getByText('On a focused card: set the labels').waitFor();
+  });
+});

@@ -80,6 +80,7 @@ export const BoardColumn = memo(function BoardColumn({
       aria-label={`${column.name} column`}
       data-testid="column"
       data-column-name={column.name}
+      data-column-id={column.id}
       className={`flex max-h-full w-[min(272px,calc(100vw-56px))] shrink-0 snap-start flex-col rounded-lg border ${isOver ? 'border-accent' : 'border-transparent'} bg-subtle`}
     >
       <div className="flex h-9 shrink-0 items-center gap-2 px-2.5">
@@ -177,6 +178,7 @@ export const SortableCard = memo(function SortableCard({
       aria-label={`${ticket.key} ${ticket.title}`}
       data-testid="card"
       data-key={ticket.key}
+      data-id={ticket.id}
       style={{ transform: CSS.Translate.toString(transform), transition }}
       className={`cursor-pointer touch-manipulation rounded-md border border-line bg-surface p-2.5 hover:border-line-strong ${
         isDragging ? 'opacity-40' : ''

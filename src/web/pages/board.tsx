@@ -39,7 +39,8 @@ import {
 } from '../components/TicketFilters';
 import { useToast } from '../components/toast';
 import { Button, ColorDot, EmptyState, ErrorState, Kbd, Skeleton } from '../components/ui';
-import { assigneeOf, BoardColumn, ticketLabels } from './board-column';
+import { useShortcut } from '../hooks/shortcuts';
+import { assigneeOf, BoardColumn, CARD_ESTIMATE, GAP, ticketLabels } from './board-column';
 import {
   boardCollisions,
   boardKeyboardCoordinates,
@@ -47,6 +48,7 @@ import {
   type Containers,
   edgeScroll,
 } from './board-drive';
+import { type QuickSetKind, QuickSetMenu } from './board-quick-set';
 import { TicketDrawer } from './ticket';
 
 export interface Filters extends TicketFilterValues {
@@ -359,6 +361,59 @@ export function Board({ project }: { project: Project }) {
     );
   };
 
+  // j/k move between cards (column by column, top to bottom); a/s/p/l set a field of the focused card.
+  const [quickSet, setQuickSet] = useState<{ kind: QuickSetKind; id: string; anchor: HTMLElement } | null>(
+    null,
+  );
+  const focusedCard = () => {
+    const el = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>('[data-testid="card"]');
+    const id = el ? byId.get(String(el.dataset.id)) : undefined;
+    return el && id ? { el, ticket: id } : null;
+  };
+  const focusCard = (id: string) => {
+    const t = byId.get(id);
+    if (!t) return;
+    const find = () =>
+      boardRef.current?.querySelector<HTMLElement>(`[data-testid="card"][data-key="${CSS.escape(t.key)}"]`);
+    const el = find();
+    if (el) {
+      el.focus();
+      el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+      return;
+    }
+    // Not drawn yet (the column draws only what is near its view): scroll its column there first.
+    const scroller = boardRef.current
+      ?.querySelector(`[data-testid="column"][data-column-id="${CSS.escape(t.columnId)}"]`)
+      ?.querySelector<HTMLElement>('[data-testid="column-scroll"]');
+    const at = (containers[t.columnId] ?? []).indexOf(id);
+    if (scroller && at >= 0) scroller.scrollTop = at * (CARD_ESTIMATE + GAP);
+    requestAnimationFrame(() => requestAnimationFrame(() => find()?.focus()));
+  };
+  const step = (by: 1 | -1) => {
+    if (drag || !columns.data) return false;
+    const order = columns.data.flatMap((c) => containers[c.id] ?? []);
+    if (!order.length) return false;
+    const current = focusedCard();
+    const at = current ? order.indexOf(current.ticket.id) : -1;
+    const next =
+      at < 0 ? (by === 1 ? 0 : order.length - 1) : Math.min(order.length - 1, Math.max(0, at + by));
+    focusCard(order[next]);
+    return true;
+  };
+  useShortcut('j', () => step(1));
+  useShortcut('k', () => step(-1));
+  const openQuickSet = (kind: QuickSetKind) => {
+    const current = focusedCard();
+    if (drag || !current) return false;
+    setQuickSet({ kind, id: current.ticket.id, anchor: current.el });
+    return true;
+  };
+  useShortcut('a', () => openQuickSet('assignee'));
+  useShortcut('s', () => openQuickSet('status'));
+  useShortcut('p', () => openQuickSet('priority'));
+  useShortcut('l', () => openQuickSet('labels'));
+  const quickTicket = quickSet ? byId.get(quickSet.id) : undefined;
+
   const announcements = {
     onDragStart: ({ active }: { active: { id: string | number } }) =>
       `Picked up ${byId.get(String(active.id))?.key ?? 'ticket'}.`,
@@ -513,6 +568,18 @@ export function Board({ project }: { project: Project }) {
                 </div>
               )}
             </div>
+            {quickSet && quickTicket && (
+              <QuickSetMenu
+                kind={quickSet.kind}
+                ticket={quickTicket}
+                anchor={quickSet.anchor}
+                columns={columns.data!}
+                members={members.data ?? []}
+                labels={labels.data ?? []}
+                onSet={(patch) => update.mutate({ ticket: quickTicket, patch })}
+                onClose={() => setQuickSet(null)}
+              />
+            )}
             <DragOverlay dropAnimation={null}>
               {activeTicket ? (
                 <div className="w-[256px] rotate-1 cursor-grabbing rounded-md border border-line-strong bg-surface p-2.5 shadow-pop">
