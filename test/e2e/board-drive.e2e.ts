@@ -336,3 +336,40 @@ describe('card shortcuts', () => {
     await sheet.getByText('On a focused card: set the labels').waitFor();
   });
 });
+
+describe('multi-select on the board', () => {
+  it('selects cards by Ctrl-click and x, moves them together and deletes them with the bulk actions', async () => {
+    const s = await seed(0, 3);
+    const page = await openBoard(s);
+    const k = (n: number) => `${s.project.key}-${n}`;
+    const card = (n: number) => page.locator(`[data-testid="card"][data-key="${k(n)}"]`);
+    await card(1).click({ modifiers: ['ControlOrMeta'] });
+    // A selecting click does not open the ticket.
+    expect(await page.getByTestId('ticket-drawer').count()).toBe(0);
+    await card(2).focus();
+    await page.keyboard.press('x');
+    await expect.poll(() => page.getByTestId('selection-count').textContent()).toBe('2 selected');
+    expect(await card(1).getAttribute('data-selected')).toBe('true');
+    expect(await card(3).getAttribute('data-selected')).toBeNull();
+
+    await page.getByLabel('Move selected tickets to column').selectOption({ label: 'Done' });
+    await expect.poll(async () => (await ticket(s, 1)).columnId).toBe(s.columns[2].id);
+    expect((await ticket(s, 2)).columnId).toBe(s.columns[2].id);
+    expect((await ticket(s, 3)).columnId).toBe(s.columns[0].id);
+    await page.locator(`[data-column-name="Done"] [data-key="${k(2)}"]`).waitFor();
+
+    await page.getByRole('button', { name: 'Delete…' }).click();
+    await page.getByRole('button', { name: 'Delete 2 tickets' }).click();
+    await expect
+      .poll(async () => (await client.req('GET', `/api/projects/${s.project.id}/tickets`)).length)
+      .toBe(1);
+    await card(1).waitFor({ state: 'detached' });
+    expect(await page.getByTestId('selection-count').count()).toBe(0);
+
+    // Escape clears a selection.
+    await card(3).click({ modifiers: ['Shift'] });
+    await page.getByTestId('selection-count').waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByTestId('selection-count').waitFor({ state: 'detached' });
+  });
+});

@@ -27,6 +27,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { PlusIcon, TypeIcon } from '../components/icons';
 import { ProjectFrame } from '../components/ProjectNav';
 import { useShell } from '../components/shell-context';
+import { BulkDeleteDialog } from '../components/sprint/BulkDeleteDialog';
 import { BulkEditDialog } from '../components/sprint/BulkEditDialog';
 import {
   CompleteSprintDialog,
@@ -478,27 +479,12 @@ export function Backlog({
         />
       )}
       {dialog?.kind === 'bulk-delete' && (
-        <ConfirmDialog
-          title={`Delete ${selectedTickets.length} ticket${selectedTickets.length === 1 ? '' : 's'}?`}
-          confirmLabel={`Delete ${selectedTickets.length} ticket${selectedTickets.length === 1 ? '' : 's'}`}
-          busyLabel="Deleting…"
-          onConfirm={async () => {
-            const n = selectedTickets.length;
-            await actions.bulkDelete(selectedTickets.map((t) => t.id));
-            setSelected(new Set());
-            toast.show(`${n} ticket${n === 1 ? '' : 's'} deleted`);
-          }}
+        <BulkDeleteDialog
+          tickets={selectedTickets}
+          actions={actions}
+          onDeleted={() => setSelected(new Set())}
           onClose={() => setDialog(null)}
-        >
-          <p>
-            {selectedTickets
-              .slice(0, 8)
-              .map((t) => t.key)
-              .join(', ')}
-            {selectedTickets.length > 8 ? ` and ${selectedTickets.length - 8} more` : ''} will be deleted with
-            their comments and attachments. This cannot be undone.
-          </p>
-        </ConfirmDialog>
+        />
       )}
       {openTicket && (
         <TicketDrawer project={project} ticketRef={openTicket} onClose={() => setOpenTicket(null)} />

@@ -41,6 +41,8 @@ export const BoardColumn = memo(function BoardColumn({
   activeId,
   quickDefaults,
   done,
+  selected,
+  onToggleSelected,
 }: {
   project: Project;
   column: Column;
@@ -52,6 +54,8 @@ export const BoardColumn = memo(function BoardColumn({
   quickDefaults: { sprintId?: string | null; assigneeId?: string };
   /** The done column (the last one): its due dates are not overdue. */
   done: boolean;
+  selected: Set<string>;
+  onToggleSelected: (id: string) => void;
 }) {
   const { setNodeRef, isOver } = useDroppable({ id: `${COL_PREFIX}${column.id}` });
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -126,6 +130,8 @@ export const BoardColumn = memo(function BoardColumn({
                     labels={ticketLabels(t, labelsById)}
                     assignee={assigneeOf(t, membersById)}
                     done={done}
+                    selected={selected.has(t.id)}
+                    onToggleSelected={onToggleSelected}
                   />
                 </div>
               );
@@ -148,12 +154,16 @@ export const SortableCard = memo(function SortableCard({
   labels,
   assignee,
   done,
+  selected,
+  onToggleSelected,
 }: {
   project: Project;
   ticket: Ticket;
   labels: Label[];
   assignee: { name: string; avatar: string | null } | null;
   done: boolean;
+  selected: boolean;
+  onToggleSelected: (id: string) => void;
 }) {
   const [, navigate] = useLocation();
   const { attributes, listeners, setNodeRef, transform, transition, isDragging } = useSortable({
@@ -173,16 +183,17 @@ export const SortableCard = memo(function SortableCard({
       role="button"
       tabIndex={0}
       onKeyDown={onKeyDown}
-      onClick={open}
+      onClick={(e) => (e.shiftKey || e.ctrlKey || e.metaKey ? onToggleSelected(ticket.id) : open())}
       aria-roledescription="ticket card"
-      aria-label={`${ticket.key} ${ticket.title}`}
+      aria-label={`${ticket.key} ${ticket.title}${selected ? ', selected' : ''}`}
+      data-selected={selected ? 'true' : undefined}
       data-testid="card"
       data-key={ticket.key}
       data-id={ticket.id}
       style={{ transform: CSS.Translate.toString(transform), transition }}
-      className={`cursor-pointer touch-manipulation rounded-md border border-line bg-surface p-2.5 hover:border-line-strong ${
-        isDragging ? 'opacity-40' : ''
-      }`}
+      className={`cursor-pointer touch-manipulation rounded-md border p-2.5 ${
+        selected ? 'border-accent bg-accent-soft' : 'border-line bg-surface hover:border-line-strong'
+      } ${isDragging ? 'opacity-40' : ''}`}
     >
       <TicketCardBody
         ticket={ticket}

@@ -12,7 +12,7 @@ import {
 } from '@dnd-kit/core';
 import { arrayMove } from '@dnd-kit/sortable';
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { columnTickets } from '../api/cache';
 import { errorText } from '../api/client';
@@ -21,13 +21,16 @@ import { useProjectEvents } from '../api/events';
 import { useLabels } from '../api/labels';
 import { useMembers } from '../api/members';
 import { useProject, useProjects } from '../api/projects';
-import { useSprints } from '../api/sprints';
+import { useSprintActions, useSprints } from '../api/sprints';
 import { useTickets, useUpdateTicket } from '../api/tickets';
 import type { Label, Member, Project, Sprint, Ticket } from '../api/types';
 import { PlusIcon } from '../components/icons';
 import { MenuItem, Popover } from '../components/Popover';
 import { ProjectTabs } from '../components/ProjectNav';
 import { useShell } from '../components/shell-context';
+import { BulkDeleteDialog } from '../components/sprint/BulkDeleteDialog';
+import { BulkEditDialog } from '../components/sprint/BulkEditDialog';
+import { SelectionBar } from '../components/sprint/SelectionBar';
 import { TicketCardBody } from '../components/TicketCard';
 import {
   anyTicketFilter,
@@ -39,7 +42,7 @@ import {
 } from '../components/TicketFilters';
 import { useToast } from '../components/toast';
 import { Button, ColorDot, EmptyState, ErrorState, Kbd, Skeleton } from '../components/ui';
-import { useShortcut } from '../hooks/shortcuts';
+import { useEscape, useShortcut } from '../hooks/shortcuts';
 import { assigneeOf, BoardColumn, CARD_ESTIMATE, GAP, ticketLabels } from './board-column';
 import {
   boardCollisions,
@@ -414,6 +417,35 @@ export function Board({ project }: { project: Project }) {
   useShortcut('l', () => openQuickSet('labels'));
   const quickTicket = quickSet ? byId.get(quickSet.id) : undefined;
 
+  // Several cards selected (Shift-, Ctrl- or ⌘-click, or x on a focused card): the backlog's bulk actions.
+  const actions = useSprintActions(project.id);
+  const [selected, setSelected] = useState<Set<string>>(() => new Set());
+  const [bulkDialog, setBulkDialog] = useState<'edit' | 'delete' | null>(null);
+  const toggleSelected = useCallback(
+    (id: string) =>
+      setSelected((s) => {
+        const next = new Set(s);
+        if (!next.delete(id)) next.add(id);
+        return next;
+      }),
+    [],
+  );
+  const selectedTickets = (tickets.data ?? []).filter((t) => selected.has(t.id));
+  useShortcut('x', () => {
+    const current = focusedCard();
+    if (drag || !current) return false;
+    toggleSelected(current.ticket.id);
+    return true;
+  });
+  useEscape(() => setSelected(new Set()), selectedTickets.length > 0 && !bulkDialog);
+  const bulkMove = (patch: { sprintId?: string | null; columnId?: string }, where: string) => {
+    const ids = selectedTickets.map((t) => t.id);
+    actions
+      .bulkUpdate(ids, patch)
+      .then(() => toast.show(`${ids.length} ticket${ids.length === 1 ? '' : 's'} moved to ${where}`))
+      .catch((err) => toast.error(`Could not move the tickets: ${errorText(err)}`));
+  };
+
   const announcements = {
     onDragStart: ({ active }: { active: { id: string | number } }) =>
       `Picked up ${byId.get(String(active.id))?.key ?? 'ticket'}.`,
@@ -488,6 +520,59 @@ export function Board({ project }: { project: Project }) {
           <PlusIcon /> <span className="hidden sm:inline">New ticket</span>
         </Button>
       </header>
+      {selectedTickets.length > 0 && (
+        <SelectionBar
+          tickets={selectedTickets}
+          open={sprintList.filter((s) => s.status !== 'completed')}
+          moveTo={(_list, target) =>
+            bulkMove(
+              { sprintId: target },
+              target ? (sprintList.find((s) => s.id === target)?.name ?? 'the sprint') : 'the backlog',
+            )
+          }
+          clear={() => setSelected(new Set())}
+          onEdit={() => setBulkDialog('edit')}
+          onDelete={() => setBulkDialog('delete')}
+          extra={
+            <select
+              aria-label="Move selected tickets to column"
+              className={smallSelect}
+              value=""
+              onChange={(e) => {
+                const c = columns.data?.find((x) => x.id === e.target.value);
+                if (c) bulkMove({ columnId: c.id }, c.name);
+              }}
+            >
+              <option value="">Column…</option>
+              {(columns.data ?? []).map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+          }
+        />
+      )}
+      {bulkDialog === 'edit' && (
+        <BulkEditDialog
+          tickets={selectedTickets}
+          columns={columns.data ?? []}
+          members={members.data ?? []}
+          labels={labels.data ?? []}
+          sprints={sprintList.filter((s) => s.status !== 'completed')}
+          actions={actions}
+          onClose={() => setBulkDialog(null)}
+          onDone={() => {}}
+        />
+      )}
+      {bulkDialog === 'delete' && (
+        <BulkDeleteDialog
+          tickets={selectedTickets}
+          actions={actions}
+          onDeleted={() => setSelected(new Set())}
+          onClose={() => setBulkDialog(null)}
+        />
+      )}
       <FilterBar
         filters={filters}
         setFilters={setFilters}
@@ -545,6 +630,8 @@ export function Board({ project }: { project: Project }) {
                   labelsById={labelsById}
                   membersById={membersById}
                   activeId={drag?.activeId ?? null}
+                  selected={selected}
+                  onToggleSelected={toggleSelected}
                   done={c.id === columns.data![columns.data!.length - 1].id}
                   quickDefaults={{
                     sprintId: sprintFilter !== 'all' ? sprintFilter : undefined,
