@@ -12,6 +12,7 @@ import {
   launchBrowser,
   openPage,
   type Server,
+  screenshot,
   settled,
   startServer,
   unique,
@@ -371,5 +372,46 @@ describe('multi-select on the board', () => {
     await page.getByTestId('selection-count').waitFor();
     await page.keyboard.press('Escape');
     await page.getByTestId('selection-count').waitFor({ state: 'detached' });
+  });
+});
+
+describe('screenshots', () => {
+  it('shows the driven board (due dates, a selection, the quick-set menu) and the deletion setting in both themes', async () => {
+    const s = await seed(1, 0);
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const titles = [
+      'Fix the login redirect',
+      'Write the release notes',
+      'Polish the empty states',
+      'Audit the API keys',
+    ];
+    for (const [i, title] of titles.entries())
+      await client.req('POST', `/api/projects/${s.project.id}/tickets`, {
+        title,
+        columnId: s.columns[i % 2].id,
+        dueDate: day(i === 0 ? -2 : i * 3),
+        priority: i === 0 ? 'High' : 'Medium',
+        storyPoints: [3, 5, 2, 8][i],
+      });
+    for (const theme of ['light', 'dark'] as const) {
+      const page = await openPage(browser, base, client, { width: 1440, height: 900, theme });
+      await page.goto(`${base}/projects/${s.project.key}`);
+      await page.locator(`[data-key="${s.project.key}-1"]`).waitFor();
+      await settled(page);
+      await page.locator(`[data-key="${s.project.key}-2"]`).click({ modifiers: ['ControlOrMeta'] });
+      await page.locator(`[data-key="${s.project.key}-3"]`).click({ modifiers: ['ControlOrMeta'] });
+      await page.getByTestId('selection-count').waitFor();
+      await page.locator(`[data-key="${s.project.key}-1"]`).focus();
+      await page.keyboard.press('p');
+      await page.getByRole('menu', { name: `Set priority of ${s.project.key}-1` }).waitFor();
+      await screenshot(page, `board-drive-${theme}`);
+      await page.keyboard.press('Escape');
+
+      await page.goto(`${base}/projects/${s.project.key}/settings`);
+      const section = page.getByRole('region', { name: 'Ticket deletion' });
+      await section.waitFor();
+      await section.scrollIntoViewIfNeeded();
+      await screenshot(page, `settings-ticket-deletion-${theme}`);
+    }
   });
 });

@@ -1,7 +1,7 @@
 /** A ticket's due date on a card or a row, marked when it has passed and the ticket is not done. */
 import { dayOf, shortDate } from '../lib/dates';
 
-/** Overdue: due before today (the viewer's calendar day) and not yet in a done column. */
+/** Overdue: due before today (the viewer's calendar day) and not in a done column (`doneColumnIds`). */
 export function isOverdue(dueDate: string | null | undefined, done: boolean, today = localToday()) {
   return !!dueDate && !done && dayOf(dueDate) < today;
 }

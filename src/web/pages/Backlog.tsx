@@ -285,7 +285,7 @@ export function Backlog({
   const rowContext: RowContext = {
     project,
     colName,
-    doneColumnId: cols[cols.length - 1]?.id,
+    doneIds,
     labelsById,
     membersById,
     open,

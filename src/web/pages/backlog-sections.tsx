@@ -13,8 +13,8 @@ import { BudgetMeter } from './backlog-bars';
 export interface RowContext {
   project: Project;
   colName: Map<string, string>;
-  /** The done column (the board's last): its tickets are never overdue. */
-  doneColumnId: string | undefined;
+  /** The done columns (sprint settings, else the last): their tickets are never overdue. */
+  doneIds: Set<string>;
   labelsById: Map<string, Label>;
   membersById: Map<string, Member['user']>;
   open: SprintFull[];
@@ -254,7 +254,7 @@ export const BacklogRow = memo(function BacklogRow({
       >
         {ctx.colName.get(ticket.columnId) ?? ''}
       </span>
-      <DueDate dueDate={ticket.dueDate} done={ticket.columnId === ctx.doneColumnId} />
+      <DueDate dueDate={ticket.dueDate} done={ctx.doneIds.has(ticket.columnId)} />
       <PriorityIcon priority={ticket.priority} />
       <span
         className="inline-flex h-5 w-7 shrink-0 items-center justify-center rounded-full bg-surface-2 text-[11px] text-muted"

@@ -14,6 +14,7 @@ import { arrayMove } from '@dnd-kit/sortable';
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
+import { doneColumnIds } from '../../shared/rules';
 import { columnTickets } from '../api/cache';
 import { errorText } from '../api/client';
 import { useColumns } from '../api/columns';
@@ -21,7 +22,7 @@ import { useProjectEvents } from '../api/events';
 import { useLabels } from '../api/labels';
 import { useMembers } from '../api/members';
 import { useProject, useProjects } from '../api/projects';
-import { useSprintActions, useSprints } from '../api/sprints';
+import { useSprintActions, useSprintSettings, useSprints } from '../api/sprints';
 import { useTickets, useUpdateTicket } from '../api/tickets';
 import type { Label, Member, Project, Sprint, Ticket } from '../api/types';
 import { PlusIcon } from '../components/icons';
@@ -230,6 +231,18 @@ export function Board({ project }: { project: Project }) {
   const labels = useLabels(project.id);
   const sprints = useSprints(project.id);
   const update = useUpdateTicket(project.id);
+  const sprintSettings = useSprintSettings(project.id);
+  // Which columns count as done (no overdue mark there): the sprint settings' choice, else the last.
+  const doneIds = useMemo(
+    () =>
+      new Set(
+        doneColumnIds(
+          (columns.data ?? []).map((c) => c.id),
+          sprintSettings.data?.doneColumnIds ?? [],
+        ),
+      ),
+    [columns.data, sprintSettings.data],
+  );
   const [filters, setFiltersState] = useState<Filters>(() => savedFilters.get(project.id) ?? emptyFilters);
   const setFilters = (f: Filters) => {
     savedFilters.set(project.id, f);
@@ -632,7 +645,7 @@ export function Board({ project }: { project: Project }) {
                   activeId={drag?.activeId ?? null}
                   selected={selected}
                   onToggleSelected={toggleSelected}
-                  done={c.id === columns.data![columns.data!.length - 1].id}
+                  done={doneIds.has(c.id)}
                   quickDefaults={{
                     sprintId: sprintFilter !== 'all' ? sprintFilter : undefined,
                     assigneeId:
