@@ -415,3 +415,46 @@ describe('screenshots', () => {
     }
   });
 });
+
+describe('new-ticket dialog', () => {
+  it('sets points, sprint, dates, parent, labels and assignee at creation', async () => {
+    const s = await seed(0, 1);
+    const sprint = await client.req('POST', `/api/projects/${s.project.id}/sprints`, { name: 'Sprint Nine' });
+    const label = await client.req('POST', `/api/projects/${s.project.id}/labels`, {
+      name: 'backend',
+      color: '#10B981',
+    });
+    const page = await openBoard(s);
+    await page.keyboard.press('c');
+    const dialog = page.getByRole('dialog', { name: 'New ticket' });
+    await dialog.getByLabel('Title').fill('Cache the avatars');
+    await dialog.getByLabel('Story points').selectOption('5');
+    await dialog.getByLabel('Sprint', { exact: true }).selectOption({ label: 'Sprint Nine' });
+    await dialog.getByLabel('Start date').fill('2026-12-01');
+    await dialog.getByLabel('Due date').fill('2026-12-11');
+    await dialog.getByLabel('Parent (ticket key, optional)').fill(`${s.project.key}-1`);
+    await dialog.getByLabel('Assignee').selectOption({ label: 'Grace Hopper' });
+    await dialog.getByLabel('backend').check();
+    await dialog.getByRole('button', { name: 'Create ticket' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const t = await ticket(s, 2);
+    expect(t).toMatchObject({
+      title: 'Cache the avatars',
+      storyPoints: 5,
+      sprintId: sprint.id,
+      startDate: '2026-12-01',
+      dueDate: '2026-12-11',
+      parentId: (await ticket(s, 1)).id,
+      assigneeId: client.userId,
+      labelIds: [label.id],
+    });
+
+    // An unknown parent is named, and nothing is created.
+    await page.keyboard.press('c');
+    await dialog.getByLabel('Title').fill('Orphan');
+    await dialog.getByLabel('Parent (ticket key, optional)').fill(`${s.project.key}-99`);
+    await dialog.getByRole('button', { name: 'Create ticket' }).click();
+    await dialog.getByRole('alert').getByText(`no ticket ${s.project.key}-99`).waitFor();
+    expect((await client.req('GET', `/api/projects/${s.project.id}/tickets`)).length).toBe(2);
+  });
+});
