@@ -458,3 +458,36 @@ describe('new-ticket dialog', () => {
     expect((await client.req('GET', `/api/projects/${s.project.id}/tickets`)).length).toBe(2);
   });
 });
+
+describe('filters in the address', () => {
+  it('writes the board filters into the address, keeps them on reload and applies a shared link', async () => {
+    const s = await seed(0, 0);
+    await client.req('POST', `/api/projects/${s.project.id}/tickets`, {
+      title: 'A bug',
+      type: 'Bug',
+      priority: 'High',
+    });
+    await client.req('POST', `/api/projects/${s.project.id}/tickets`, { title: 'A task', type: 'Task' });
+    const page = await openBoard(s);
+    const shown = () => page.getByTestId('card-title').allTextContents();
+    await expect.poll(shown).toEqual(['A bug', 'A task']);
+    await page.getByLabel('Type', { exact: true }).selectOption('Bug');
+    await expect.poll(() => new URL(page.url()).searchParams.get('type')).toBe('Bug');
+    await expect.poll(shown).toEqual(['A bug']);
+    await page.reload();
+    await page.getByTestId('card-title').first().waitFor();
+    await expect.poll(shown).toEqual(['A bug']);
+    expect(await page.getByLabel('Type', { exact: true }).inputValue()).toBe('Bug');
+
+    // A link someone shared, opened in another browser.
+    const other = await openPage(browser, base, client, { width: 1440, height: 900 });
+    await other.goto(`${base}/projects/${s.project.key}?priority=Medium`);
+    await other.getByTestId('card-title').first().waitFor();
+    await expect.poll(() => other.getByTestId('card-title').allTextContents()).toEqual(['A task']);
+    expect(await other.getByLabel('Priority', { exact: true }).inputValue()).toBe('Medium');
+
+    // Cleared filters leave the address clean.
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await expect.poll(() => new URL(page.url()).search).toBe('');
+  });
+});

@@ -13,7 +13,7 @@ import {
 import { arrayMove } from '@dnd-kit/sortable';
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { useLocation } from 'wouter';
+import { useLocation, useSearch } from 'wouter';
 import { doneColumnIds } from '../../shared/rules';
 import { columnTickets } from '../api/cache';
 import { errorText } from '../api/client';
@@ -44,6 +44,7 @@ import {
 import { useToast } from '../components/toast';
 import { Button, ColorDot, EmptyState, ErrorState, Kbd, Skeleton } from '../components/ui';
 import { useEscape, useShortcut } from '../hooks/shortcuts';
+import { filtersFromSearch, searchOfFilters } from '../lib/filter-address';
 import { assigneeOf, BoardColumn, CARD_ESTIMATE, GAP, ticketLabels } from './board-column';
 import {
   boardCollisions,
@@ -243,12 +244,31 @@ export function Board({ project }: { project: Project }) {
       ),
     [columns.data, sprintSettings.data],
   );
-  const [filters, setFiltersState] = useState<Filters>(() => savedFilters.get(project.id) ?? emptyFilters);
+  // Filters come from the address when it names any (a shared link, a reload), else from this tab.
+  const search = useSearch();
+  const [location] = useLocation();
+  const initialFilters = (): Filters => {
+    const named = filtersFromSearch(search);
+    return named ? { ...emptyFilters, ...named } : (savedFilters.get(project.id) ?? emptyFilters);
+  };
+  const [filters, setFiltersState] = useState<Filters>(initialFilters);
   const setFilters = (f: Filters) => {
     savedFilters.set(project.id, f);
     setFiltersState(f);
   };
-  useEffect(() => setFiltersState(savedFilters.get(project.id) ?? emptyFilters), [project.id]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: read again only when the project changes
+  useEffect(() => setFiltersState(initialFilters()), [project.id]);
+  // The address follows the filters (replaced, not pushed: Back leaves the board, not a filter).
+  useEffect(() => {
+    if (location !== `/projects/${project.key}`) return;
+    const want = searchOfFilters(filters);
+    if (want !== new URLSearchParams(window.location.search).toString())
+      window.history.replaceState(
+        window.history.state,
+        '',
+        `${window.location.pathname}${want ? `?${want}` : ''}`,
+      );
+  }, [filters, location, project.key]);
   const searchRef = useRef<HTMLInputElement>(null);
   useEffect(() => {
     shell.setSearchFocus(() => searchRef.current?.focus());
