@@ -486,6 +486,15 @@ describe('filters in the address', () => {
     await expect.poll(() => other.getByTestId('card-title').allTextContents()).toEqual(['A task']);
     expect(await other.getByLabel('Priority', { exact: true }).inputValue()).toBe('Medium');
 
+    // "Me" is whoever opens the link.
+    await client.req('POST', `/api/projects/${s.project.id}/tickets`, {
+      title: 'Mine',
+      assigneeId: client.userId,
+    });
+    await other.goto(`${base}/projects/${s.project.key}?assignee=me`);
+    await expect.poll(() => other.getByTestId('card-title').allTextContents()).toEqual(['Mine']);
+    expect(await other.getByLabel('Assignee', { exact: true }).inputValue()).toBe('me');
+
     // Cleared filters leave the address clean.
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await expect.poll(() => new URL(page.url()).search).toBe('');

@@ -19,6 +19,7 @@ import { errorText } from '../api/client';
 import { useColumns } from '../api/columns';
 import { useLabels } from '../api/labels';
 import { useMembers } from '../api/members';
+import { useSession } from '../api/session';
 import { useSprintActions, useSprintSettings, useSprints } from '../api/sprints';
 import { useTickets, useUpdateTicket } from '../api/tickets';
 import type { SprintFull } from '../api/types';
@@ -145,6 +146,7 @@ export function Backlog({
     return () => shell.setSearchFocus(null);
   }, [shell]);
 
+  const me = useSession().data?.user?.id;
   const cols = columns.data ?? [];
   const colIndex = useMemo(() => new Map(cols.map((c, i) => [c.id, i])), [cols]);
   const colName = useMemo(() => new Map(cols.map((c) => [c.id, c.name])), [cols]);
@@ -206,7 +208,7 @@ export function Backlog({
     return (sort.desc ? -d : d) || a.number - b.number;
   };
   const shownOf = (k: string) =>
-    (bySection.get(k) ?? []).filter((t) => matchesTicketFilters(t, filters)).sort(compare);
+    (bySection.get(k) ?? []).filter((t) => matchesTicketFilters(t, filters, me)).sort(compare);
 
   const toggle = (ids: string[], on: boolean) =>
     setSelected((s) => {

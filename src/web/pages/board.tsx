@@ -22,6 +22,7 @@ import { useProjectEvents } from '../api/events';
 import { useLabels } from '../api/labels';
 import { useMembers } from '../api/members';
 import { useProject, useProjects } from '../api/projects';
+import { useSession } from '../api/session';
 import { useSprintActions, useSprintSettings, useSprints } from '../api/sprints';
 import { useTickets, useUpdateTicket } from '../api/tickets';
 import type { Label, Member, Project, Sprint, Ticket } from '../api/types';
@@ -63,9 +64,9 @@ export const emptyFilters: Filters = { ...noTicketFilters, sprint: 'default' };
 /** Filters per project, kept while the tab lives (opening a ticket or another project keeps them). */
 export const savedFilters = new Map<string, Filters>();
 
-export function matches(t: Ticket, f: Filters, sprintId: string | null | 'all') {
+export function matches(t: Ticket, f: Filters, sprintId: string | null | 'all', me?: string) {
   if (sprintId !== 'all' && (t.sprintId ?? null) !== sprintId) return false;
-  return matchesTicketFilters(t, f);
+  return matchesTicketFilters(t, f, me);
 }
 
 /** The project view: the board, with the ticket drawer when the path names a ticket. */
@@ -233,6 +234,7 @@ export function Board({ project }: { project: Project }) {
   const sprints = useSprints(project.id);
   const update = useUpdateTicket(project.id);
   const sprintSettings = useSprintSettings(project.id);
+  const me = useSession().data?.user?.id;
   // Which columns count as done (no overdue mark there): the sprint settings' choice, else the last.
   const doneIds = useMemo(
     () =>
@@ -296,10 +298,10 @@ export function Board({ project }: { project: Project }) {
     const list = tickets.data ?? [];
     for (const c of columns.data ?? [])
       out[c.id] = columnTickets(list, c.id)
-        .filter((t) => matches(t, filters, sprintFilter))
+        .filter((t) => matches(t, filters, sprintFilter, me))
         .map((t) => t.id);
     return out;
-  }, [tickets.data, columns.data, filters, sprintFilter]);
+  }, [tickets.data, columns.data, filters, sprintFilter, me]);
   const byId = useMemo(() => new Map((tickets.data ?? []).map((t) => [t.id, t])), [tickets.data]);
 
   // Drag state: a working copy of the containers while a card is in the air.
@@ -669,7 +671,11 @@ export function Board({ project }: { project: Project }) {
                   quickDefaults={{
                     sprintId: sprintFilter !== 'all' ? sprintFilter : undefined,
                     assigneeId:
-                      filters.assignee && filters.assignee !== 'none' ? filters.assignee : undefined,
+                      filters.assignee === 'me'
+                        ? me
+                        : filters.assignee && filters.assignee !== 'none'
+                          ? filters.assignee
+                          : undefined,
                   }}
                 />
               ))}
