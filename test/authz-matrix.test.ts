@@ -150,10 +150,11 @@ const EXPECT: Record<string, Row> = {
   'GET /api/projects/:projectId/tickets': PROJECT_MEMBER(200),
   'POST /api/projects/:projectId/tickets': PROJECT_MEMBER(201),
   'PATCH /api/projects/:projectId/tickets': PROJECT_MEMBER(200),
-  'DELETE /api/projects/:projectId/tickets': PROJECT_MEMBER(200),
+  // Tickets reported by the owner: a plain member may delete only their own (issue 23).
+  'DELETE /api/projects/:projectId/tickets': PROJECT_ADMIN(200),
   'GET /api/projects/:projectId/tickets/:ticketId': PROJECT_MEMBER(200),
   'PATCH /api/projects/:projectId/tickets/:ticketId': PROJECT_MEMBER(200),
-  'DELETE /api/projects/:projectId/tickets/:ticketId': PROJECT_MEMBER(200),
+  'DELETE /api/projects/:projectId/tickets/:ticketId': PROJECT_ADMIN(200),
   'GET /api/projects/:projectId/tickets/:ticketId/history': PROJECT_MEMBER(200),
   'POST /api/projects/:projectId/tickets/:ticketId/links': PROJECT_MEMBER(201),
   'DELETE /api/projects/:projectId/tickets/:ticketId/links/:linkId': PROJECT_MEMBER(200),

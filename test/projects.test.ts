@@ -34,9 +34,11 @@ describe('projects', () => {
       'description',
       'id',
       'key',
+      'membersMayDeleteTickets',
       'name',
       'updatedAt',
     ]);
+    expect(p.membersMayDeleteTickets).toBe(false);
     expect(PALETTE).toContain(p.color);
     const cols = await columnsOf(owner, p.id);
     expect(cols.map((c) => [c.name, c.order])).toEqual([

@@ -20,6 +20,7 @@ import * as m063 from './migrations/063_rate_limits.js';
 import * as m066 from './migrations/066_password_resets.js';
 import * as m067 from './migrations/067_oidc.js';
 import * as m069 from './migrations/069_oauth.js';
+import * as m072 from './migrations/072_ticket_delete_rule.js';
 import * as m076 from './migrations/076_cache_changes.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '066_password_resets': m066,
   '067_oidc': m067,
   '069_oauth': m069,
+  '072_ticket_delete_rule': m072,
   '076_cache_changes': m076,
 };
 

@@ -73,6 +73,8 @@ export interface ProjectsTable {
   sprint_counter: number;
   created_at: string;
   updated_at: string;
+  /** 1: every member may delete any ticket; 0: the reporter or an admin/owner (migration 072). */
+  members_may_delete?: number;
 }
 
 export interface ColumnsTable {

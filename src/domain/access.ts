@@ -2,10 +2,11 @@ import { sql } from 'kysely';
 import { nameProjects } from '../db/changes.js';
 import type { ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
+import { mayDeleteTicket } from '../shared/rules.js';
 import { parseTicketKey } from '../shared/tickets.js';
 import type { Actor, Ctx, Services, Tx } from './context.js';
 import { actorOf } from './context.js';
-import { forbidden, notFound } from './errors.js';
+import { AppError, forbidden, notFound } from './errors.js';
 import { arg, runPrepared } from './prepared.js';
 import { readCache } from './read-cache.js';
 
@@ -112,6 +113,30 @@ export async function ticketInProject(
   const ticket = await q.executeTakeFirst();
   if (!ticket) throw notFound(ERR.ticketNotFound);
   return ticket;
+}
+
+/** `mayDeleteTicket` of src/shared/rules.ts for a ticket row and the caller's access. */
+function mayDelete(access: ProjectAccess, ticket: Pick<TicketsTable, 'reporter_id'>) {
+  return mayDeleteTicket({
+    role: access.role,
+    membersMayDeleteTickets: access.project.members_may_delete === 1,
+    isReporter: ticket.reporter_id === access.actor.userId,
+  });
+}
+
+/**
+ * Checks the rule for every ticket of a (bulk) deletion: one ticket the caller may not delete
+ * refuses the whole request with 403, naming the tickets, and nothing is deleted.
+ */
+export function assertMayDeleteTickets(
+  access: ProjectAccess,
+  tickets: Pick<TicketsTable, 'reporter_id' | 'number'>[],
+) {
+  const refused = tickets.filter((t) => !mayDelete(access, t));
+  if (refused.length)
+    throw new AppError(403, ERR.ticketDeleteForbidden, {
+      tickets: refused.map((t) => `${access.project.key}-${t.number}`),
+    });
 }
 
 /** Project ids the caller can see: their memberships, or every project for a system administrator. */

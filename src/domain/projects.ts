@@ -130,6 +130,8 @@ export async function updateProject(ctx: Ctx, ref: string, body: UpdateProjectBo
     if (body.name !== undefined) changes.name = body.name;
     if (body.description !== undefined) changes.description = body.description;
     if (body.color !== undefined) changes.color = body.color;
+    if (body.membersMayDeleteTickets !== undefined)
+      changes.members_may_delete = body.membersMayDeleteTickets ? 1 : 0;
     if (Object.keys(changes).length === 0) return presentProject(project);
     changes.updated_at = nowIso();
     await tx.updateTable('projects').set(changes).where('id', '=', project.id).execute();

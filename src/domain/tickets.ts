@@ -1,7 +1,7 @@
 import type { ColumnsTable, ProjectsTable, TicketsTable } from '../db/types.js';
 import { removeStoredFiles } from '../files/uploads.js';
 import type { CreateTicketBody } from '../shared/tickets.js';
-import { projectAccess, ticketInProject } from './access.js';
+import { assertMayDeleteTickets, projectAccess, ticketInProject } from './access.js';
 import { auditMany } from './audit.js';
 import { lockColumn, rankAtEnd } from './board-ranks.js';
 import { actorOf, type Ctx, type Emit, type Tx } from './context.js';
@@ -185,8 +185,10 @@ function auditTicketDeletions(
 export async function deleteTicket(ctx: Ctx, projectRef: string, ticketRef: string) {
   const actor = actorOf(ctx);
   const files = await transactWrite(ctx, async (tx, emit) => {
-    const { project } = await projectAccess(ctx, tx, projectRef);
+    const access = await projectAccess(ctx, tx, projectRef);
+    const { project } = access;
     const ticket = await ticketInProject(tx, project, ticketRef);
+    assertMayDeleteTickets(access, [ticket]);
     await auditTicketDeletions(tx, ctx, project, [ticket]);
     return removeTickets(tx, emit, project, [ticket], actor.userId);
   });
@@ -197,8 +199,10 @@ export async function deleteTicket(ctx: Ctx, projectRef: string, ticketRef: stri
 export async function bulkDeleteTickets(ctx: Ctx, projectRef: string, ticketIds: string[]) {
   const actor = actorOf(ctx);
   const { files, deleted } = await transactWrite(ctx, async (tx, emit) => {
-    const { project } = await projectAccess(ctx, tx, projectRef);
+    const access = await projectAccess(ctx, tx, projectRef);
+    const { project } = access;
     const tickets = await ticketsForBulk(tx, project, ticketIds);
+    assertMayDeleteTickets(access, tickets);
     await auditTicketDeletions(tx, ctx, project, tickets, true);
     return { files: await removeTickets(tx, emit, project, tickets, actor.userId), deleted: tickets.length };
   });

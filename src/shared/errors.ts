@@ -24,6 +24,7 @@ export const ERR = {
   lastAdmin: 'The last system administrator cannot be deleted',
   projectNotFound: 'Project not found',
   ticketNotFound: 'Ticket not found',
+  ticketDeleteForbidden: 'Only the reporter or a project admin can delete this ticket',
   sprintNotFound: 'Sprint not found',
   labelNotFound: 'Label not found',
   columnNotFound: 'Column not found',

@@ -37,6 +37,8 @@ export const updateProjectBody = z.object({
   description: description.nullable().optional(),
   color: hexColor.optional(),
   key: projectKey.optional(),
+  /** Lets every member delete any ticket; otherwise its reporter or an admin/owner. */
+  membersMayDeleteTickets: z.boolean().optional(),
 });
 
 export const projectParams = z.object({ projectId: idParam });
@@ -89,6 +91,8 @@ export const projectOut = z.object({
   key: z.string(),
   description: z.string().nullable(),
   color: z.string(),
+  /** Every member may delete any ticket (otherwise its reporter or an admin/owner). */
+  membersMayDeleteTickets: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

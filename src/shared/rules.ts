@@ -44,3 +44,16 @@ export function isCalendarDate(value: string): boolean {
   const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
   return day <= days;
 }
+
+/**
+ * Who may delete a ticket: its reporter, a project admin or owner (system administrators act as
+ * owners), or any member when the project allows it (docs/decisions/046-board-drive-and-deletion.md).
+ * The one rule for the API (each ticket of a bulk deletion too) and the web app's Delete buttons.
+ */
+export function mayDeleteTicket(who: {
+  role: 'owner' | 'admin' | 'member';
+  membersMayDeleteTickets: boolean;
+  isReporter: boolean;
+}): boolean {
+  return who.role === 'owner' || who.role === 'admin' || who.membersMayDeleteTickets || who.isReporter;
+}

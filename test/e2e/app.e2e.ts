@@ -59,7 +59,9 @@ async function keyboardMoveUp(page: Page, key: string, over: string) {
       document.getAnimations().every((a) => a.playState !== 'running'),
   );
   await page.keyboard.press('Space');
-  await expect.poll(() => live.textContent()).toMatch(new RegExp(`^(Picked up|Over) ${key}\\.$`));
+  await expect
+    .poll(() => live.textContent())
+    .toMatch(new RegExp(`^(Picked up ${key}|Over ${key}|In .*, place \\d+ of \\d+)\\.$`));
   await dragKey(page, 'ArrowUp', `Over ${over}.`);
   await page.keyboard.press('Space');
 }

@@ -153,6 +153,7 @@ export const ROW_SCHEMAS = {
     sprint_counter: count,
     created_at: stamp,
     updated_at: stamp,
+    members_may_delete: flag.default(0),
   }),
   columns: z.strictObject({
     id,

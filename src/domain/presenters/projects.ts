@@ -13,6 +13,7 @@ export const presentProject = (p: ProjectsTable) => ({
   key: p.key,
   description: p.description,
   color: p.color,
+  membersMayDeleteTickets: p.members_may_delete === 1,
   createdAt: p.created_at,
   updatedAt: p.updated_at,
 });

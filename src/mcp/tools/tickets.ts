@@ -278,7 +278,7 @@ const moveTicketTool = defineTool({
 
 const deleteTicketTool = defineTool({
   name: 'delete_ticket',
-  description: 'Delete a ticket for good.',
+  description: 'Delete a ticket for good (reporter or project admin; any member if the project allows).',
   input: { ticketKey: ticketKeyParam },
   aliases: { key: 'ticketKey' },
   output: { key: z.string(), title: z.string(), deleted: z.boolean() },

@@ -1,13 +1,17 @@
 import { type FormEvent, useState } from 'react';
+import { LIMITS } from '../../shared/limits';
+import { parseTicketKey } from '../../shared/rules';
 import { errorText } from '../api/client';
 import { useColumns } from '../api/columns';
+import { useLabels } from '../api/labels';
 import { useMembers } from '../api/members';
 import { useProjects } from '../api/projects';
-import { type TicketPatch, useCreateTicket } from '../api/tickets';
+import { useSprints } from '../api/sprints';
+import { type TicketPatch, useCreateTicket, useTickets } from '../api/tickets';
 import { PRIORITIES, type Priority, TICKET_TYPES, type TicketType } from '../api/types';
 import { MentionTextarea } from './MentionTextarea';
 import { useToast } from './toast';
-import { Button, Dialog, Field, Input, Select } from './ui';
+import { Button, ColorDot, Dialog, Field, Input, Select } from './ui';
 
 export function NewTicketDialog({
   projectId: initialProject,
@@ -22,6 +26,9 @@ export function NewTicketDialog({
   const [projectId, setProjectId] = useState(initialProject ?? '');
   const columns = useColumns(projectId || undefined);
   const members = useMembers(projectId || undefined);
+  const sprints = useSprints(projectId || undefined);
+  const labels = useLabels(projectId || undefined);
+  const tickets = useTickets(projectId || undefined);
   const create = useCreateTicket(projectId);
   const toast = useToast();
   const [title, setTitle] = useState('');
@@ -30,11 +37,29 @@ export function NewTicketDialog({
   const [columnId, setColumnId] = useState(defaults?.columnId ?? '');
   const [assigneeId, setAssigneeId] = useState(defaults?.assigneeId ?? '');
   const [description, setDescription] = useState('');
+  const [storyPoints, setStoryPoints] = useState(
+    defaults?.storyPoints != null ? String(defaults.storyPoints) : '',
+  );
+  const [sprintId, setSprintId] = useState(defaults?.sprintId ?? '');
+  const [startDate, setStartDate] = useState(defaults?.startDate ?? '');
+  const [dueDate, setDueDate] = useState(defaults?.dueDate ?? '');
+  const [parentKey, setParentKey] = useState('');
+  const [labelIds, setLabelIds] = useState<string[]>(defaults?.labelIds ?? []);
   const [error, setError] = useState<string | null>(null);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError(null);
+    // The parent is given by its key; it must be a ticket of this project.
+    let parentId: string | undefined;
+    if (parentKey.trim()) {
+      const key = parseTicketKey(parentKey)?.key;
+      parentId = tickets.data?.find((t) => t.key === key)?.id;
+      if (!parentId) {
+        setError(`Parent: no ticket ${parentKey.trim().toUpperCase()} in this project`);
+        return;
+      }
+    }
     try {
       const t = await create.mutateAsync({
         ...defaults,
@@ -44,6 +69,12 @@ export function NewTicketDialog({
         columnId: columnId || undefined,
         assigneeId: assigneeId || null,
         description: description || undefined,
+        storyPoints: storyPoints ? Number(storyPoints) : null,
+        sprintId: sprintId || null,
+        startDate: startDate || null,
+        dueDate: dueDate || null,
+        ...(parentId ? { parentId } : {}),
+        labelIds,
       });
       toast.show(`Created ${t.key}`, 'success');
       onClose();
@@ -124,7 +155,77 @@ export function NewTicketDialog({
               </Select>
             )}
           </Field>
+          <Field label="Story points">
+            {(id) => (
+              <Select id={id} value={storyPoints} onChange={(e) => setStoryPoints(e.target.value)}>
+                <option value="">No estimate</option>
+                {LIMITS.storyPoints.map((n) => (
+                  <option key={n} value={String(n)}>
+                    {n}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+          <Field label="Sprint">
+            {(id) => (
+              <Select id={id} value={sprintId ?? ''} onChange={(e) => setSprintId(e.target.value)}>
+                <option value="">Backlog (no sprint)</option>
+                {sprints.data
+                  ?.filter((s) => s.status !== 'completed')
+                  .map((s) => (
+                    <option key={s.id} value={s.id}>
+                      {s.name}
+                      {s.status === 'active' ? ' (active)' : ''}
+                    </option>
+                  ))}
+              </Select>
+            )}
+          </Field>
+          <Field label="Start date">
+            {(id) => (
+              <Input
+                id={id}
+                type="date"
+                value={startDate ?? ''}
+                onChange={(e) => setStartDate(e.target.value)}
+              />
+            )}
+          </Field>
+          <Field label="Due date">
+            {(id) => (
+              <Input id={id} type="date" value={dueDate ?? ''} onChange={(e) => setDueDate(e.target.value)} />
+            )}
+          </Field>
+          <Field label="Parent (ticket key, optional)">
+            {(id) => (
+              <Input
+                id={id}
+                value={parentKey}
+                maxLength={24}
+                onChange={(e) => setParentKey(e.target.value)}
+                placeholder="e.g. WEB-12"
+              />
+            )}
+          </Field>
         </div>
+        {(labels.data?.length ?? 0) > 0 && (
+          <fieldset className="flex flex-wrap items-center gap-x-3 gap-y-1.5">
+            <legend className="mb-1 text-[12px] font-medium text-muted">Labels</legend>
+            {labels.data!.map((l) => (
+              <label key={l.id} className="flex items-center gap-1.5 text-[13px]">
+                <input
+                  type="checkbox"
+                  checked={labelIds.includes(l.id)}
+                  onChange={(e) =>
+                    setLabelIds((ids) => (e.target.checked ? [...ids, l.id] : ids.filter((x) => x !== l.id)))
+                  }
+                />
+                <ColorDot color={l.color} /> {l.name}
+              </label>
+            ))}
+          </fieldset>
+        )}
         <Field label="Description (Markdown, optional)">
           {(id) => (
             <MentionTextarea

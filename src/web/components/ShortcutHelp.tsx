@@ -10,6 +10,11 @@ export const SHORTCUTS: { keys: string[]; what: string }[] = [
   { keys: ['Space'], what: 'On a focused card: pick it up or drop it' },
   { keys: ['←', '↑', '↓', '→'], what: 'While a card is picked up: move it' },
   { keys: ['Enter'], what: 'On a focused card: open the ticket' },
+  { keys: ['J', 'K'], what: 'On the board: next or previous card' },
+  { keys: ['A'], what: 'On a focused card: set the assignee' },
+  { keys: ['S'], what: 'On a focused card: set the status (column)' },
+  { keys: ['P'], what: 'On a focused card: set the priority' },
+  { keys: ['L'], what: 'On a focused card: set the labels' },
 ];
 
 export function ShortcutHelp({ onClose }: { onClose: () => void }) {

@@ -1,5 +1,6 @@
 import { memo } from 'react';
 import type { Label, Ticket } from '../api/types';
+import { DueDate } from './DueDate';
 import { PriorityIcon, TypeIcon } from './icons';
 import { Avatar, LabelChip } from './ui';
 
@@ -9,11 +10,14 @@ export const TicketCardBody = memo(function TicketCardBody({
   labels,
   assigneeName,
   assigneeAvatar,
+  done = false,
 }: {
   ticket: Ticket;
   labels: Label[];
   assigneeName?: string | null;
   assigneeAvatar?: string | null;
+  /** In a done column: a passed due date is not overdue then. */
+  done?: boolean;
 }) {
   const shown = labels.slice(0, 2);
   return (
@@ -49,6 +53,7 @@ export const TicketCardBody = memo(function TicketCardBody({
             <span className="shrink-0 text-[11px] text-faint">+{labels.length - shown.length}</span>
           )}
         </span>
+        <DueDate dueDate={ticket.dueDate} done={done} />
         {ticket.storyPoints != null && (
           <span
             title={`${ticket.storyPoints} story points`}

@@ -12,7 +12,7 @@ export interface TicketFilterValues {
   text: string;
   type: string;
   priority: string;
-  assignee: string; // '' | 'none' | user id
+  assignee: string; // '' | 'none' | 'me' | user id
   label: string;
   /** A saved view ('' for none), and the tickets of this project its query finds (null: not loaded). */
   view: string;
@@ -32,9 +32,13 @@ export const noTicketFilters: TicketFilterValues = {
 export const anyTicketFilter = (f: TicketFilterValues) =>
   Boolean(f.text || f.type || f.priority || f.assignee || f.label || f.view);
 
-/** Whether a ticket passes the filters; the text matches its key, title or description. */
-export function matchesTicketFilters(t: Ticket, f: TicketFilterValues) {
-  if (f.assignee === 'none' ? t.assigneeId : f.assignee && t.assigneeId !== f.assignee) return false;
+/**
+ * Whether a ticket passes the filters; the text matches its key, title or description, and the
+ * assignee `me` is the signed-in user (`me`).
+ */
+export function matchesTicketFilters(t: Ticket, f: TicketFilterValues, me?: string) {
+  const assignee = f.assignee === 'me' ? (me ?? '') : f.assignee;
+  if (assignee === 'none' ? t.assigneeId : assignee && t.assigneeId !== assignee) return false;
   if (f.type && t.type !== f.type) return false;
   if (f.priority && t.priority !== f.priority) return false;
   if (f.label && !(t.labelIds ?? t.labels?.map((l) => l.id) ?? []).includes(f.label)) return false;
@@ -165,6 +169,7 @@ export function TicketFilterFields<F extends TicketFilterValues>({
         onChange={set('assignee')}
       >
         <option value="">Any assignee</option>
+        <option value="me">Me</option>
         <option value="none">Unassigned</option>
         {members.map((m) => (
           <option key={m.userId} value={m.userId}>

@@ -19,6 +19,7 @@ import { errorText } from '../api/client';
 import { useColumns } from '../api/columns';
 import { useLabels } from '../api/labels';
 import { useMembers } from '../api/members';
+import { useSession } from '../api/session';
 import { useSprintActions, useSprintSettings, useSprints } from '../api/sprints';
 import { useTickets, useUpdateTicket } from '../api/tickets';
 import type { SprintFull } from '../api/types';
@@ -27,6 +28,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { PlusIcon, TypeIcon } from '../components/icons';
 import { ProjectFrame } from '../components/ProjectNav';
 import { useShell } from '../components/shell-context';
+import { BulkDeleteDialog } from '../components/sprint/BulkDeleteDialog';
 import { BulkEditDialog } from '../components/sprint/BulkEditDialog';
 import {
   CompleteSprintDialog,
@@ -144,6 +146,7 @@ export function Backlog({
     return () => shell.setSearchFocus(null);
   }, [shell]);
 
+  const me = useSession().data?.user?.id;
   const cols = columns.data ?? [];
   const colIndex = useMemo(() => new Map(cols.map((c, i) => [c.id, i])), [cols]);
   const colName = useMemo(() => new Map(cols.map((c) => [c.id, c.name])), [cols]);
@@ -205,7 +208,7 @@ export function Backlog({
     return (sort.desc ? -d : d) || a.number - b.number;
   };
   const shownOf = (k: string) =>
-    (bySection.get(k) ?? []).filter((t) => matchesTicketFilters(t, filters)).sort(compare);
+    (bySection.get(k) ?? []).filter((t) => matchesTicketFilters(t, filters, me)).sort(compare);
 
   const toggle = (ids: string[], on: boolean) =>
     setSelected((s) => {
@@ -284,6 +287,7 @@ export function Backlog({
   const rowContext: RowContext = {
     project,
     colName,
+    doneIds,
     labelsById,
     membersById,
     open,
@@ -477,27 +481,12 @@ export function Backlog({
         />
       )}
       {dialog?.kind === 'bulk-delete' && (
-        <ConfirmDialog
-          title={`Delete ${selectedTickets.length} ticket${selectedTickets.length === 1 ? '' : 's'}?`}
-          confirmLabel={`Delete ${selectedTickets.length} ticket${selectedTickets.length === 1 ? '' : 's'}`}
-          busyLabel="Deleting…"
-          onConfirm={async () => {
-            const n = selectedTickets.length;
-            await actions.bulkDelete(selectedTickets.map((t) => t.id));
-            setSelected(new Set());
-            toast.show(`${n} ticket${n === 1 ? '' : 's'} deleted`);
-          }}
+        <BulkDeleteDialog
+          tickets={selectedTickets}
+          actions={actions}
+          onDeleted={() => setSelected(new Set())}
           onClose={() => setDialog(null)}
-        >
-          <p>
-            {selectedTickets
-              .slice(0, 8)
-              .map((t) => t.key)
-              .join(', ')}
-            {selectedTickets.length > 8 ? ` and ${selectedTickets.length - 8} more` : ''} will be deleted with
-            their comments and attachments. This cannot be undone.
-          </p>
-        </ConfirmDialog>
+        />
       )}
       {openTicket && (
         <TicketDrawer project={project} ticketRef={openTicket} onClose={() => setOpenTicket(null)} />

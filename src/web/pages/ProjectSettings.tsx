@@ -1,28 +1,16 @@
 import type { ProjectRole } from '../../shared/projects';
-import { useMembers } from '../api/members';
-import { useSession } from '../api/session';
+import { useMyRole } from '../api/members';
 import type { Project } from '../api/types';
 import { ProjectFrame } from '../components/ProjectNav';
 import { ColumnsSection } from './settings-columns';
-import { DeleteProjectSection, GeneralSection } from './settings-general';
+import { DeleteProjectSection, GeneralSection, TicketDeletionSection } from './settings-general';
 import { LabelsSection, SprintSettingsSection } from './settings-labels';
 import { MembersSection } from './settings-members';
 import { WebhooksSection } from './settings-webhooks';
 
 export type Role = ProjectRole;
 
-/** My role in the project: system administrators act as owner. */
-export function useMyRole(project: Project): { role: Role | null; userId: string | undefined } {
-  const session = useSession();
-  const members = useMembers(project.id);
-  const user = session.data?.user;
-  if (user?.isSystemAdmin) return { role: 'owner', userId: user.id };
-  const mine = members.data?.find((m) => m.userId === user?.id);
-  return {
-    role: mine?.role ?? null,
-    userId: user?.id,
-  };
-}
+export { useMyRole };
 
 export function ProjectSettingsPage({ projectKey }: { projectKey: string }) {
   return (
@@ -44,6 +32,7 @@ export function SettingsBody({ project }: { project: Project }) {
         </p>
       )}
       <GeneralSection project={project} canEdit={manage} />
+      <TicketDeletionSection project={project} canEdit={manage} />
       <ColumnsSection project={project} canEdit={manage} />
       <MembersSection project={project} role={role} userId={userId} />
       <LabelsSection project={project} />

@@ -1,4 +1,4 @@
-import type { Label, Member, SprintFull, Ticket } from '../api/types';
+import type { Label, Member, SprintFull } from '../api/types';
 import { MenuItem, Popover } from '../components/Popover';
 import {
   anyTicketFilter,
@@ -8,8 +8,7 @@ import {
   type TicketFilterValues,
 } from '../components/TicketFilters';
 import { Button } from '../components/ui';
-import { sumPoints } from '../lib/dates';
-import { BACKLOG, SORTS, type SortKey } from './Backlog';
+import { SORTS, type SortKey } from './Backlog';
 
 export function Toolbar({
   filters,
@@ -81,61 +80,7 @@ export function Toolbar({
   );
 }
 
-export function SelectionBar({
-  tickets,
-  open,
-  moveTo,
-  clear,
-  onEdit,
-  onDelete,
-}: {
-  tickets: Ticket[];
-  open: SprintFull[];
-  moveTo: (list: Ticket[], target: string | null) => void;
-  clear: () => void;
-  onEdit: () => void;
-  onDelete: () => void;
-}) {
-  return (
-    <section
-      aria-label="Selected tickets"
-      className="sticky top-[45px] z-10 flex flex-wrap items-center gap-2 border-b border-line bg-accent-soft px-3 py-1.5 sm:px-4"
-    >
-      <span className="font-medium text-fg" data-testid="selection-count">
-        {tickets.length} selected
-      </span>
-      <span className="text-muted">· {sumPoints(tickets)} pts</span>
-      <span className="flex-1" />
-      <select
-        aria-label="Move selected tickets to"
-        className={smallSelect}
-        value=""
-        onChange={(e) => {
-          const v = e.target.value;
-          if (!v) return;
-          moveTo(tickets, v === BACKLOG ? null : v);
-        }}
-      >
-        <option value="">Move to…</option>
-        <option value={BACKLOG}>Backlog</option>
-        {open.map((s) => (
-          <option key={s.id} value={s.id}>
-            {s.name}
-          </option>
-        ))}
-      </select>
-      <Button size="sm" onClick={onEdit}>
-        Edit…
-      </Button>
-      <Button size="sm" variant="danger" onClick={onDelete}>
-        Delete…
-      </Button>
-      <Button size="sm" variant="ghost" onClick={clear}>
-        Clear selection
-      </Button>
-    </section>
-  );
-}
+export { SelectionBar } from '../components/sprint/SelectionBar';
 
 export function SprintActionsBar({
   sprint,

@@ -2,6 +2,7 @@
 import { useDraggable, useDroppable } from '@dnd-kit/core';
 import { memo, useEffect, useRef } from 'react';
 import type { Label, Member, Project, SprintFull, Ticket } from '../api/types';
+import { DueDate } from '../components/DueDate';
 import { PlusIcon, PriorityIcon, TypeIcon } from '../components/icons';
 import { MenuItem, Popover } from '../components/Popover';
 import { Avatar, Button, LabelChip } from '../components/ui';
@@ -12,6 +13,8 @@ import { BudgetMeter } from './backlog-bars';
 export interface RowContext {
   project: Project;
   colName: Map<string, string>;
+  /** The done columns (sprint settings, else the last): their tickets are never overdue. */
+  doneIds: Set<string>;
   labelsById: Map<string, Label>;
   membersById: Map<string, Member['user']>;
   open: SprintFull[];
@@ -252,6 +255,7 @@ export const BacklogRow = memo(function BacklogRow({
       >
         {ctx.colName.get(ticket.columnId) ?? ''}
       </span>
+      <DueDate dueDate={ticket.dueDate} done={ctx.doneIds.has(ticket.columnId)} />
       <PriorityIcon priority={ticket.priority} />
       <span
         className="inline-flex h-5 w-7 shrink-0 items-center justify-center rounded-full bg-surface-2 text-[11px] text-muted"

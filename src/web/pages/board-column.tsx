@@ -40,6 +40,9 @@ export const BoardColumn = memo(function BoardColumn({
   membersById,
   activeId,
   quickDefaults,
+  done,
+  selected,
+  onToggleSelected,
 }: {
   project: Project;
   column: Column;
@@ -49,6 +52,10 @@ export const BoardColumn = memo(function BoardColumn({
   membersById: Map<string, MemberUser>;
   activeId: string | null;
   quickDefaults: { sprintId?: string | null; assigneeId?: string };
+  /** The done column (the last one): its due dates are not overdue. */
+  done: boolean;
+  selected: Set<string>;
+  onToggleSelected: (id: string) => void;
 }) {
   const { setNodeRef, isOver } = useDroppable({ id: `${COL_PREFIX}${column.id}` });
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -73,9 +80,11 @@ export const BoardColumn = memo(function BoardColumn({
 
   return (
     <section
+      ref={setNodeRef}
       aria-label={`${column.name} column`}
       data-testid="column"
       data-column-name={column.name}
+      data-column-id={column.id}
       className={`flex max-h-full w-[min(272px,calc(100vw-56px))] shrink-0 snap-start flex-col rounded-lg border ${isOver ? 'border-accent' : 'border-transparent'} bg-subtle`}
     >
       <div className="flex h-9 shrink-0 items-center gap-2 px-2.5">
@@ -102,11 +111,7 @@ export const BoardColumn = memo(function BoardColumn({
         />
       )}
       <div ref={scrollRef} className="min-h-16 flex-1 overflow-y-auto px-2 pb-2" data-testid="column-scroll">
-        <div
-          ref={setNodeRef}
-          className="relative"
-          style={{ height: Math.max(virtualizer.getTotalSize(), 48) }}
-        >
+        <div className="relative" style={{ height: Math.max(virtualizer.getTotalSize(), 48) }}>
           <SortableContext items={ids} strategy={verticalListSortingStrategy}>
             {virtualizer.getVirtualItems().map((v) => {
               const t = byId.get(ids[v.index]);
@@ -124,6 +129,9 @@ export const BoardColumn = memo(function BoardColumn({
                     ticket={t}
                     labels={ticketLabels(t, labelsById)}
                     assignee={assigneeOf(t, membersById)}
+                    done={done}
+                    selected={selected.has(t.id)}
+                    onToggleSelected={onToggleSelected}
                   />
                 </div>
               );
@@ -145,11 +153,17 @@ export const SortableCard = memo(function SortableCard({
   ticket,
   labels,
   assignee,
+  done,
+  selected,
+  onToggleSelected,
 }: {
   project: Project;
   ticket: Ticket;
   labels: Label[];
   assignee: { name: string; avatar: string | null } | null;
+  done: boolean;
+  selected: boolean;
+  onToggleSelected: (id: string) => void;
 }) {
   const [, navigate] = useLocation();
   const { attributes, listeners, setNodeRef, transform, transition, isDragging } = useSortable({
@@ -169,21 +183,24 @@ export const SortableCard = memo(function SortableCard({
       role="button"
       tabIndex={0}
       onKeyDown={onKeyDown}
-      onClick={open}
+      onClick={(e) => (e.shiftKey || e.ctrlKey || e.metaKey ? onToggleSelected(ticket.id) : open())}
       aria-roledescription="ticket card"
-      aria-label={`${ticket.key} ${ticket.title}`}
+      aria-label={`${ticket.key} ${ticket.title}${selected ? ', selected' : ''}`}
+      data-selected={selected ? 'true' : undefined}
       data-testid="card"
       data-key={ticket.key}
+      data-id={ticket.id}
       style={{ transform: CSS.Translate.toString(transform), transition }}
-      className={`cursor-pointer touch-manipulation rounded-md border border-line bg-surface p-2.5 hover:border-line-strong ${
-        isDragging ? 'opacity-40' : ''
-      }`}
+      className={`cursor-pointer touch-manipulation rounded-md border p-2.5 ${
+        selected ? 'border-accent bg-accent-soft' : 'border-line bg-surface hover:border-line-strong'
+      } ${isDragging ? 'opacity-40' : ''}`}
     >
       <TicketCardBody
         ticket={ticket}
         labels={labels}
         assigneeName={assignee?.name}
         assigneeAvatar={assignee?.avatar}
+        done={done}
       />
     </div>
   );

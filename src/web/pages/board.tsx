@@ -1,5 +1,4 @@
 import {
-  closestCorners,
   DndContext,
   type DragEndEvent,
   type DragOverEvent,
@@ -11,10 +10,11 @@ import {
   useSensor,
   useSensors,
 } from '@dnd-kit/core';
-import { arrayMove, sortableKeyboardCoordinates } from '@dnd-kit/sortable';
+import { arrayMove } from '@dnd-kit/sortable';
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { Link, useLocation } from 'wouter';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
+import { doneColumnIds } from '../../shared/rules';
 import { columnTickets } from '../api/cache';
 import { errorText } from '../api/client';
 import { useColumns } from '../api/columns';
@@ -23,13 +23,17 @@ import { exportHref } from '../api/imports';
 import { useLabels } from '../api/labels';
 import { useMembers } from '../api/members';
 import { useProject, useProjects } from '../api/projects';
-import { useSprints } from '../api/sprints';
+import { useSession } from '../api/session';
+import { useSprintActions, useSprintSettings, useSprints } from '../api/sprints';
 import { useTickets, useUpdateTicket } from '../api/tickets';
 import type { Label, Member, Project, Sprint, Ticket } from '../api/types';
 import { PlusIcon } from '../components/icons';
 import { MenuItem, Popover } from '../components/Popover';
 import { ProjectTabs } from '../components/ProjectNav';
 import { useShell } from '../components/shell-context';
+import { BulkDeleteDialog } from '../components/sprint/BulkDeleteDialog';
+import { BulkEditDialog } from '../components/sprint/BulkEditDialog';
+import { SelectionBar } from '../components/sprint/SelectionBar';
 import { TicketCardBody } from '../components/TicketCard';
 import {
   anyTicketFilter,
@@ -41,7 +45,17 @@ import {
 } from '../components/TicketFilters';
 import { useToast } from '../components/toast';
 import { Button, ColorDot, EmptyState, ErrorState, Kbd, Skeleton } from '../components/ui';
-import { assigneeOf, BoardColumn, ticketLabels } from './board-column';
+import { useEscape, useShortcut } from '../hooks/shortcuts';
+import { filtersFromSearch, searchOfFilters } from '../lib/filter-address';
+import { assigneeOf, BoardColumn, CARD_ESTIMATE, GAP, ticketLabels } from './board-column';
+import {
+  boardCollisions,
+  boardKeyboardCoordinates,
+  COL_PREFIX,
+  type Containers,
+  edgeScroll,
+} from './board-drive';
+import { type QuickSetKind, QuickSetMenu } from './board-quick-set';
 import { TicketDrawer } from './ticket-drawer';
 
 export interface Filters extends TicketFilterValues {
@@ -51,9 +65,9 @@ export const emptyFilters: Filters = { ...noTicketFilters, sprint: 'default' };
 /** Filters per project, kept while the tab lives (opening a ticket or another project keeps them). */
 export const savedFilters = new Map<string, Filters>();
 
-export function matches(t: Ticket, f: Filters, sprintId: string | null | 'all') {
+export function matches(t: Ticket, f: Filters, sprintId: string | null | 'all', me?: string) {
   if (sprintId !== 'all' && (t.sprintId ?? null) !== sprintId) return false;
-  return matchesTicketFilters(t, f);
+  return matchesTicketFilters(t, f, me);
 }
 
 /** The project view: the board, with the ticket drawer when the path names a ticket. */
@@ -208,8 +222,7 @@ export function FilterBar({
   );
 }
 
-export type Containers = Record<string, string[]>;
-export const COL_PREFIX = 'column:';
+export { COL_PREFIX, type Containers } from './board-drive';
 
 /** The board: columns with their tickets in order, drag and drop, filters, quick create. */
 export function Board({ project }: { project: Project }) {
@@ -221,12 +234,44 @@ export function Board({ project }: { project: Project }) {
   const labels = useLabels(project.id);
   const sprints = useSprints(project.id);
   const update = useUpdateTicket(project.id);
-  const [filters, setFiltersState] = useState<Filters>(() => savedFilters.get(project.id) ?? emptyFilters);
+  const sprintSettings = useSprintSettings(project.id);
+  const me = useSession().data?.user?.id;
+  // Which columns count as done (no overdue mark there): the sprint settings' choice, else the last.
+  const doneIds = useMemo(
+    () =>
+      new Set(
+        doneColumnIds(
+          (columns.data ?? []).map((c) => c.id),
+          sprintSettings.data?.doneColumnIds ?? [],
+        ),
+      ),
+    [columns.data, sprintSettings.data],
+  );
+  // Filters come from the address when it names any (a shared link, a reload), else from this tab.
+  const search = useSearch();
+  const [location] = useLocation();
+  const initialFilters = (): Filters => {
+    const named = filtersFromSearch(search);
+    return named ? { ...emptyFilters, ...named } : (savedFilters.get(project.id) ?? emptyFilters);
+  };
+  const [filters, setFiltersState] = useState<Filters>(initialFilters);
   const setFilters = (f: Filters) => {
     savedFilters.set(project.id, f);
     setFiltersState(f);
   };
-  useEffect(() => setFiltersState(savedFilters.get(project.id) ?? emptyFilters), [project.id]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: read again only when the project changes
+  useEffect(() => setFiltersState(initialFilters()), [project.id]);
+  // The address follows the filters (replaced, not pushed: Back leaves the board, not a filter).
+  useEffect(() => {
+    if (location !== `/projects/${project.key}`) return;
+    const want = searchOfFilters(filters);
+    if (want !== new URLSearchParams(window.location.search).toString())
+      window.history.replaceState(
+        window.history.state,
+        '',
+        `${window.location.pathname}${want ? `?${want}` : ''}`,
+      );
+  }, [filters, location, project.key]);
   const searchRef = useRef<HTMLInputElement>(null);
   useEffect(() => {
     shell.setSearchFocus(() => searchRef.current?.focus());
@@ -254,28 +299,51 @@ export function Board({ project }: { project: Project }) {
     const list = tickets.data ?? [];
     for (const c of columns.data ?? [])
       out[c.id] = columnTickets(list, c.id)
-        .filter((t) => matches(t, filters, sprintFilter))
+        .filter((t) => matches(t, filters, sprintFilter, me))
         .map((t) => t.id);
     return out;
-  }, [tickets.data, columns.data, filters, sprintFilter]);
+  }, [tickets.data, columns.data, filters, sprintFilter, me]);
   const byId = useMemo(() => new Map((tickets.data ?? []).map((t) => [t.id, t])), [tickets.data]);
 
   // Drag state: a working copy of the containers while a card is in the air.
   const [drag, setDrag] = useState<{ activeId: string; containers: Containers } | null>(null);
   const containers = drag?.containers ?? visible;
+  const containersRef = useRef(containers);
+  containersRef.current = containers;
+  const columnOrderRef = useRef<string[]>([]);
+  columnOrderRef.current = (columns.data ?? []).map((c) => c.id);
+  const keyboardTarget = useRef<string | null>(null);
+  const collisions = useMemo(() => boardCollisions(keyboardTarget), []);
+  const coordinateGetter = useMemo(
+    () =>
+      boardKeyboardCoordinates({
+        columnOrder: () => columnOrderRef.current,
+        containers: () => containersRef.current,
+        keyboardTarget,
+      }),
+    [],
+  );
+  const boardRef = useRef<HTMLDivElement>(null);
+  const [autoScroll, setAutoScroll] = useState(() => edgeScroll(1200, 700));
   const sensors = useSensors(
     useSensor(MouseSensor, { activationConstraint: { distance: 4 } }),
     // On touch screens a short press picks a card up, so that a swipe still scrolls the board.
     useSensor(TouchSensor, { activationConstraint: { delay: 200, tolerance: 6 } }),
     useSensor(KeyboardSensor, {
-      coordinateGetter: sortableKeyboardCoordinates,
+      coordinateGetter,
       keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space', 'Enter'] },
     }),
   );
   const containerOf = (id: string, c: Containers) =>
     id.startsWith(COL_PREFIX) ? id.slice(COL_PREFIX.length) : Object.keys(c).find((k) => c[k].includes(id));
 
-  const onDragStart = (e: DragStartEvent) => setDrag({ activeId: String(e.active.id), containers: visible });
+  const onDragStart = (e: DragStartEvent) => {
+    keyboardTarget.current = null;
+    const board = boardRef.current;
+    const scroller = board?.querySelector('[data-testid="column-scroll"]');
+    setAutoScroll(edgeScroll(board?.clientWidth ?? 0, scroller?.clientHeight ?? 0));
+    setDrag({ activeId: String(e.active.id), containers: visible });
+  };
   const onDragOver = (e: DragOverEvent) => {
     const overId = e.over?.id;
     if (!drag || overId == null) return;
@@ -290,11 +358,14 @@ export function Board({ project }: { project: Project }) {
       const overIndex = target.indexOf(String(overId));
       const at = overIndex >= 0 ? overIndex : target.length;
       target.splice(at, 0, activeId);
+      // A keyboard move has put the card in its place: from now on it is over itself.
+      if (keyboardTarget.current) keyboardTarget.current = activeId;
       return { ...d, containers: { ...d.containers, [from]: source, [to]: target } };
     });
   };
   const onDragEnd = (e: DragEndEvent) => {
     const d = drag;
+    keyboardTarget.current = null;
     setDrag(null);
     if (!d || !e.over) return;
     const activeId = String(e.active.id);
@@ -329,15 +400,109 @@ export function Board({ project }: { project: Project }) {
     );
   };
 
+  // j/k move between cards (column by column, top to bottom); a/s/p/l set a field of the focused card.
+  const [quickSet, setQuickSet] = useState<{ kind: QuickSetKind; id: string; anchor: HTMLElement } | null>(
+    null,
+  );
+  const focusedCard = () => {
+    const el = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>('[data-testid="card"]');
+    const id = el ? byId.get(String(el.dataset.id)) : undefined;
+    return el && id ? { el, ticket: id } : null;
+  };
+  const focusCard = (id: string) => {
+    const t = byId.get(id);
+    if (!t) return;
+    const find = () =>
+      boardRef.current?.querySelector<HTMLElement>(`[data-testid="card"][data-key="${CSS.escape(t.key)}"]`);
+    const el = find();
+    if (el) {
+      el.focus();
+      el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+      return;
+    }
+    // Not drawn yet (the column draws only what is near its view): scroll its column there first.
+    const scroller = boardRef.current
+      ?.querySelector(`[data-testid="column"][data-column-id="${CSS.escape(t.columnId)}"]`)
+      ?.querySelector<HTMLElement>('[data-testid="column-scroll"]');
+    const at = (containers[t.columnId] ?? []).indexOf(id);
+    if (scroller && at >= 0) scroller.scrollTop = at * (CARD_ESTIMATE + GAP);
+    requestAnimationFrame(() => requestAnimationFrame(() => find()?.focus()));
+  };
+  const step = (by: 1 | -1) => {
+    if (drag || !columns.data) return false;
+    const order = columns.data.flatMap((c) => containers[c.id] ?? []);
+    if (!order.length) return false;
+    const current = focusedCard();
+    const at = current ? order.indexOf(current.ticket.id) : -1;
+    const next =
+      at < 0 ? (by === 1 ? 0 : order.length - 1) : Math.min(order.length - 1, Math.max(0, at + by));
+    focusCard(order[next]);
+    return true;
+  };
+  useShortcut('j', () => step(1));
+  useShortcut('k', () => step(-1));
+  const openQuickSet = (kind: QuickSetKind) => {
+    const current = focusedCard();
+    if (drag || !current) return false;
+    setQuickSet({ kind, id: current.ticket.id, anchor: current.el });
+    return true;
+  };
+  useShortcut('a', () => openQuickSet('assignee'));
+  useShortcut('s', () => openQuickSet('status'));
+  useShortcut('p', () => openQuickSet('priority'));
+  useShortcut('l', () => openQuickSet('labels'));
+  const quickTicket = quickSet ? byId.get(quickSet.id) : undefined;
+
+  // Several cards selected (Shift-, Ctrl- or ⌘-click, or x on a focused card): the backlog's bulk actions.
+  const actions = useSprintActions(project.id);
+  const [selected, setSelected] = useState<Set<string>>(() => new Set());
+  const [bulkDialog, setBulkDialog] = useState<'edit' | 'delete' | null>(null);
+  const toggleSelected = useCallback(
+    (id: string) =>
+      setSelected((s) => {
+        const next = new Set(s);
+        if (!next.delete(id)) next.add(id);
+        return next;
+      }),
+    [],
+  );
+  const selectedTickets = (tickets.data ?? []).filter((t) => selected.has(t.id));
+  useShortcut('x', () => {
+    const current = focusedCard();
+    if (drag || !current) return false;
+    toggleSelected(current.ticket.id);
+    return true;
+  });
+  useEscape(() => setSelected(new Set()), selectedTickets.length > 0 && !bulkDialog);
+  const bulkMove = (patch: { sprintId?: string | null; columnId?: string }, where: string) => {
+    const ids = selectedTickets.map((t) => t.id);
+    actions
+      .bulkUpdate(ids, patch)
+      .then(() => toast.show(`${ids.length} ticket${ids.length === 1 ? '' : 's'} moved to ${where}`))
+      .catch((err) => toast.error(`Could not move the tickets: ${errorText(err)}`));
+  };
+
   const announcements = {
     onDragStart: ({ active }: { active: { id: string | number } }) =>
       `Picked up ${byId.get(String(active.id))?.key ?? 'ticket'}.`,
-    onDragOver: ({ over }: { over: { id: string | number } | null }) =>
-      over ? `Over ${describeOver(String(over.id))}.` : 'Not over a column.',
+    onDragOver: ({
+      active,
+      over,
+    }: {
+      active: { id: string | number };
+      over: { id: string | number } | null;
+    }) => (over ? describeOverFor(String(active.id), String(over.id)) : 'Not over a column.'),
     onDragEnd: ({ over }: { over: { id: string | number } | null }) =>
       over ? `Dropped at ${describeOver(String(over.id))}.` : 'Dropped.',
     onDragCancel: () => 'Move cancelled.',
   };
+  function describeOverFor(activeId: string, overId: string) {
+    if (activeId !== overId) return `Over ${describeOver(overId)}.`;
+    const c = containersRef.current;
+    const col = Object.keys(c).find((k) => c[k].includes(activeId));
+    const name = columns.data?.find((x) => x.id === col)?.name ?? 'column';
+    return `In ${name}, place ${(col ? c[col].indexOf(activeId) : 0) + 1} of ${col ? c[col].length : 0}.`;
+  }
   function describeOver(id: string) {
     if (id.startsWith(COL_PREFIX))
       return columns.data?.find((c) => `${COL_PREFIX}${c.id}` === id)?.name ?? 'column';
@@ -411,6 +576,59 @@ export function Board({ project }: { project: Project }) {
           <PlusIcon /> <span className="hidden sm:inline">New ticket</span>
         </Button>
       </header>
+      {selectedTickets.length > 0 && (
+        <SelectionBar
+          tickets={selectedTickets}
+          open={sprintList.filter((s) => s.status !== 'completed')}
+          moveTo={(_list, target) =>
+            bulkMove(
+              { sprintId: target },
+              target ? (sprintList.find((s) => s.id === target)?.name ?? 'the sprint') : 'the backlog',
+            )
+          }
+          clear={() => setSelected(new Set())}
+          onEdit={() => setBulkDialog('edit')}
+          onDelete={() => setBulkDialog('delete')}
+          extra={
+            <select
+              aria-label="Move selected tickets to column"
+              className={smallSelect}
+              value=""
+              onChange={(e) => {
+                const c = columns.data?.find((x) => x.id === e.target.value);
+                if (c) bulkMove({ columnId: c.id }, c.name);
+              }}
+            >
+              <option value="">Column…</option>
+              {(columns.data ?? []).map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+          }
+        />
+      )}
+      {bulkDialog === 'edit' && (
+        <BulkEditDialog
+          tickets={selectedTickets}
+          columns={columns.data ?? []}
+          members={members.data ?? []}
+          labels={labels.data ?? []}
+          sprints={sprintList.filter((s) => s.status !== 'completed')}
+          actions={actions}
+          onClose={() => setBulkDialog(null)}
+          onDone={() => {}}
+        />
+      )}
+      {bulkDialog === 'delete' && (
+        <BulkDeleteDialog
+          tickets={selectedTickets}
+          actions={actions}
+          onDeleted={() => setSelected(new Set())}
+          onClose={() => setBulkDialog(null)}
+        />
+      )}
       <FilterBar
         filters={filters}
         setFilters={setFilters}
@@ -438,7 +656,8 @@ export function Board({ project }: { project: Project }) {
           )}
           <DndContext
             sensors={sensors}
-            collisionDetection={closestCorners}
+            collisionDetection={collisions}
+            autoScroll={autoScroll}
             onDragStart={onDragStart}
             onDragOver={onDragOver}
             onDragEnd={onDragEnd}
@@ -447,12 +666,14 @@ export function Board({ project }: { project: Project }) {
               announcements,
               screenReaderInstructions: {
                 draggable:
-                  'To pick up a ticket, press Space. Use the arrow keys to move it, Space to drop it, Escape to cancel.',
+                  'To pick up a ticket, press Space. Left and Right move it to another column, Up and Down change its place, Space drops it, Escape cancels.',
               },
             }}
           >
             <div
-              className="flex min-h-0 flex-1 snap-x scroll-px-3 items-start gap-3 overflow-x-auto p-3"
+              ref={boardRef}
+              // Snapping would pull the board away from under a dragged card.
+              className={`flex min-h-0 flex-1 ${drag ? '' : 'snap-x'} scroll-px-3 items-start gap-3 overflow-x-auto p-3`}
               data-testid="board"
             >
               {columns.data!.map((c) => (
@@ -465,10 +686,17 @@ export function Board({ project }: { project: Project }) {
                   labelsById={labelsById}
                   membersById={membersById}
                   activeId={drag?.activeId ?? null}
+                  selected={selected}
+                  onToggleSelected={toggleSelected}
+                  done={doneIds.has(c.id)}
                   quickDefaults={{
                     sprintId: sprintFilter !== 'all' ? sprintFilter : undefined,
                     assigneeId:
-                      filters.assignee && filters.assignee !== 'none' ? filters.assignee : undefined,
+                      filters.assignee === 'me'
+                        ? me
+                        : filters.assignee && filters.assignee !== 'none'
+                          ? filters.assignee
+                          : undefined,
                   }}
                 />
               ))}
@@ -487,6 +715,18 @@ export function Board({ project }: { project: Project }) {
                 </div>
               )}
             </div>
+            {quickSet && quickTicket && (
+              <QuickSetMenu
+                kind={quickSet.kind}
+                ticket={quickTicket}
+                anchor={quickSet.anchor}
+                columns={columns.data!}
+                members={members.data ?? []}
+                labels={labels.data ?? []}
+                onSet={(patch) => update.mutate({ ticket: quickTicket, patch })}
+                onClose={() => setQuickSet(null)}
+              />
+            )}
             <DragOverlay dropAnimation={null}>
               {activeTicket ? (
                 <div className="w-[256px] rotate-1 cursor-grabbing rounded-md border border-line-strong bg-surface p-2.5 shadow-pop">

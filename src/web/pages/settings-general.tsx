@@ -132,6 +132,43 @@ export function ColorPicker({
   );
 }
 
+/** Who may delete tickets: the reporter and admins, or every member (saved on change). */
+export function TicketDeletionSection({ project, canEdit }: { project: Project; canEdit: boolean }) {
+  const qc = useQueryClient();
+  const toast = useToast();
+  // Shown at once, put back when the server refuses.
+  const [checked, setChecked] = useState(project.membersMayDeleteTickets);
+  useEffect(() => setChecked(project.membersMayDeleteTickets), [project.membersMayDeleteTickets]);
+  const change = async (on: boolean) => {
+    setChecked(on);
+    try {
+      const saved = await updateProject(project.id, { membersMayDeleteTickets: on });
+      qc.setQueryData<Project[]>(qk.projects, (list) => list?.map((x) => (x.id === saved.id ? saved : x)));
+      qc.setQueryData<Project>(qk.project(project.key), (x) => (x ? { ...x, ...saved } : x));
+      toast.show(on ? 'Every member may now delete tickets' : 'Only reporters and admins may delete tickets');
+    } catch (err) {
+      setChecked(!on);
+      toast.error(`Could not save: ${errorText(err)}`);
+    }
+  };
+  return (
+    <Section
+      title="Ticket deletion"
+      description="A ticket can be deleted by its reporter and by the project's admins and owner."
+    >
+      <label className="flex items-center gap-2">
+        <input
+          type="checkbox"
+          checked={checked}
+          disabled={!canEdit}
+          onChange={(e) => change(e.target.checked)}
+        />
+        Let every member delete any ticket
+      </label>
+    </Section>
+  );
+}
+
 // --- Columns -----------------------------------------------------------------------------------
 
 export function DeleteProjectSection({ project }: { project: Project }) {

@@ -2,6 +2,7 @@ import { type DragEvent, type ReactNode, useEffect, useRef, useState } from 'rea
 import { createPortal } from 'react-dom';
 import { Link } from 'wouter';
 import { ApiError, errorText } from '../api/client';
+import { useMayDeleteTicket } from '../api/members';
 import { type TicketPatch, useDeleteTicket, useTicket, useTickets, useUpdateTicket } from '../api/tickets';
 import type { FullTicket, Project } from '../api/types';
 import { useToast } from '../components/toast';
@@ -129,6 +130,7 @@ export function TicketView({
   const toast = useToast();
   const tickets = useTickets(project.id);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const mayDelete = useMayDeleteTicket(project, ticket);
   const [dragging, setDragging] = useState(false);
   const uploadRef = useRef<(files: FileList | File[]) => void>(() => {});
   const save = (patch: TicketPatch) => update.mutate({ ticket, patch });
@@ -164,9 +166,11 @@ export function TicketView({
           </span>
         }
       >
-        <Button size="sm" variant="ghost" onClick={() => setConfirmDelete(true)}>
-          Delete
-        </Button>
+        {mayDelete && (
+          <Button size="sm" variant="ghost" onClick={() => setConfirmDelete(true)}>
+            Delete
+          </Button>
+        )}
       </DrawerHeader>
       {/* biome-ignore lint/a11y/noStaticElementInteractions: a drop target for files; the Upload button does the same from the keyboard */}
       <div
