@@ -104,6 +104,11 @@ describe('scoped API keys', () => {
       const listed = await call(mcp, 'list_projects');
       expect(listed.isError).toBe(false);
       expect(listed.text).toContain(p.key);
+      // The read-only toolset, forced by the key: no write tool is listed.
+      const { tools } = await mcp.listTools();
+      expect(tools.map((x) => x.name)).toContain('list_tickets');
+      expect(tools.map((x) => x.name)).not.toContain('create_ticket');
+      expect(tools.every((x) => x.annotations?.readOnlyHint === true)).toBe(true);
       const created = await call(mcp, 'create_ticket', { projectKey: p.key, title: 'From a read key' });
       expect(created.isError).toBe(true);
       expect(created.text).toContain('Read-only API key');

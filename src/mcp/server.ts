@@ -154,8 +154,12 @@ const READ_CATALOGUE = CATALOGUE.filter((t) => READ_NAMES.has(t.name));
  * of them, or with `toolset: 'read'` only those that change nothing (the others are not listed, and
  * calling one is an error result).
  */
-export function createMcpServer(client: DocketClient, opts: { toolset?: Toolset } = {}): McpServer {
-  const readOnly = opts.toolset === 'read';
+export function createMcpServer(
+  client: DocketClient,
+  /** `readKey`: the read-only toolset is forced by the key's scope, and its refusals say so. */
+  opts: { toolset?: Toolset; readKey?: boolean } = {},
+): McpServer {
+  const readOnly = opts.toolset === 'read' || opts.readKey === true;
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
   for (const tool of TOOLS) {
     if (readOnly && !READ_NAMES.has(tool.name)) continue;
@@ -183,7 +187,11 @@ export function createMcpServer(client: DocketClient, opts: { toolset?: Toolset 
     const tool = BY_NAME.get(name);
     if (!tool) return errorResult(`Unknown tool: ${name}`);
     if (readOnly && !READ_NAMES.has(name)) {
-      return errorResult(`${name} changes data: this connection has the read-only toolset`);
+      return errorResult(
+        opts.readKey
+          ? `Read-only API key: ${name} changes data, and this key may only read`
+          : `${name} changes data: this connection has the read-only toolset`,
+      );
     }
     const given = request.params.arguments ?? {};
     const renamed = renameDeprecated(tool, given);

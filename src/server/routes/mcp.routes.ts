@@ -63,8 +63,10 @@ export const mcpRoutes: FastifyPluginAsyncZod = async (app) => {
         return jsonRpcError(reply, 401, -32001, `${ERR.authRequired}: send Authorization: Bearer <apiKey>`);
       }
       const apiKey = m[1].trim();
+      let readKey = false;
       try {
-        await resolveApiKey(app.services, apiKey);
+        // A read-scoped key (or OAuth token) gets the read-only toolset whatever the client asks.
+        readKey = (await resolveApiKey(app.services, apiKey)).keyScope === 'read';
       } catch (err) {
         if (err instanceof AppError && err.status === 401) {
           reply.header('WWW-Authenticate', `Bearer error="invalid_token", ${metadata}`);
@@ -90,6 +92,7 @@ export const mcpRoutes: FastifyPluginAsyncZod = async (app) => {
         new DocketClient({ baseUrl: base, apiKey, fetch: fetchLocal, publicUrl }),
         {
           toolset: toolset as Toolset,
+          readKey,
         },
       );
       const transport = new StreamableHTTPServerTransport({
