@@ -167,7 +167,12 @@ describe('what a statement changes', () => {
     tx.begin();
     write('insert into "somewhere_new" ("id") values (?)');
     expect(tx.scopes()).toEqual([ALL]);
-    // Outside a transaction, a statement may name its own change: nothing, here.
+    // Outside a transaction a marker alone names nothing: the next write still changes everything.
+    tx.reset();
+    tx.name(['project:abc']);
+    write('update "tickets" set "title" = ? where "id" = ?');
+    expect(tx.scopes()).toEqual([ALL]);
+    // A statement may name its own change: nothing, here.
     tx.reset();
     write(`update "sessions" set "last_used_at" = ? where "id" = ? ${scopesMarker([])}`);
     expect(tx.scopes()).toEqual([]);

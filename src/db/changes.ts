@@ -137,7 +137,9 @@ export class PendingChanges {
     this.inTransaction = true;
   }
 
+  /** Names the transaction's projects; outside a transaction a marker names nothing. */
   name(scopes: readonly string[]) {
+    if (!this.inTransaction) return;
     for (const s of scopes) this.#named.add(s);
   }
 
