@@ -192,6 +192,10 @@ const EXPECT: Record<string, Row> = {
   'DELETE /api/views/:viewId': PROJECT_ADMIN(200),
 
   // Webhooks (project admins and owners)
+  // Export for members, imports for admins and owners (issue 21, docs/import.md).
+  'GET /api/projects/:projectId/tickets.csv': PROJECT_MEMBER(200),
+  'GET /api/projects/:projectId/tickets.json': PROJECT_MEMBER(200),
+  'POST /api/projects/:projectId/imports': PROJECT_ADMIN(200),
   'GET /api/projects/:projectId/webhooks': PROJECT_ADMIN(200),
   'POST /api/projects/:projectId/webhooks': PROJECT_ADMIN(201),
   'GET /api/projects/:projectId/webhooks/:webhookId': PROJECT_ADMIN(200),
@@ -505,6 +509,13 @@ const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?
       );
       return { params: { commentId: c.id } };
     },
+    // A dry run: answers what it would create, and writes nothing.
+    [`POST ${P}/imports`]: async () => ({
+      multipart: multipartBody(
+        [{ filename: 'i.csv', contentType: 'text/csv', data: Buffer.from('Title\nImported\n') }],
+        { format: 'csv', dryRun: 'true' },
+      ),
+    }),
     [`POST ${T}/attachments`]: async () => ({
       multipart: multipartBody([{ filename: 'a.png', contentType: 'image/png', data: png }]),
     }),
