@@ -384,8 +384,12 @@ describe('projects and tickets', () => {
     await drawer.getByTestId('comment').filter({ hasText: 'Looks great to me' }).waitFor();
     const comments = await client.req('GET', `/api/projects/${projectKey}/tickets/${projectKey}-2/comments`);
     expect(comments.map((c: any) => c.content)).toEqual(['Looks great to me']);
-    page.once('dialog', (d) => d.accept());
+    // The app's own confirmation dialog (issue 23), not the browser's.
     await drawer.getByTestId('comment').first().getByRole('button', { name: 'Delete' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete this comment?' })
+      .getByRole('button', { name: 'Delete comment' })
+      .click();
     await drawer.getByText('No comments yet.').waitFor();
     await page.keyboard.press('Escape');
     await page.waitForURL(`${base}/projects/${projectKey}`);

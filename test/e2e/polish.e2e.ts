@@ -299,7 +299,7 @@ describe('rough edges', () => {
           const el = document.activeElement as HTMLElement | null;
           if (!el || el === document.body) return null;
           const s = getComputedStyle(el);
-          const label = `${el.tagName.toLowerCase()} ${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 30) ?? ''}`;
+          const label = `${el.tagName.toLowerCase()} ${el.getAttribute('type') ?? ''} ${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 30) ?? ''}`;
           return { label, ok: s.outlineStyle !== 'none' && Number.parseFloat(s.outlineWidth) >= 2 };
         });
         if (ring && !ring.ok) missing.add(ring.label);
