@@ -6,13 +6,12 @@ import {
   checkAuthorization,
   decideAuthorization,
   exchangeToken,
-  listGrants,
   OAuthError,
   type OAuthSite,
   registerClient,
-  revokeGrant,
   revokeToken,
 } from '../../domain/oauth.js';
+import { listGrants, revokeGrant } from '../../domain/oauth-grants.js';
 import { WindowCounter } from '../../domain/rate-limit.js';
 import { idParam, successResponse } from '../../shared/common.js';
 import {
