@@ -13,6 +13,10 @@
  *   BENCH_DURATION=10 BENCH_CONNECTIONS=10 npm run bench
  *   BENCH_ONLY=sqlite npm run bench          # or postgres
  *   BENCH_TICKETS_PER_PROJECT=500 npm run bench   # a quick smaller run
+ *   BENCH_IMPORT=0 npm run bench             # without the imports of 100,000 Jira CSV rows (issue 21,
+ *                                            # bench/import.ts: about a minute per database, quiet)
+ *   BENCH_SEARCH=1 npm run bench             # then search at 10,000 and 1,000,000 tickets (issue 17's
+ *                                            # aims, bench/search.ts; long: see docs/performance.md)
  */
 import { type ChildProcess, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -35,6 +39,8 @@ const _root = path.resolve(import.meta.dirname, '..');
 const pgBase = process.env.BENCH_DATABASE_URL ?? process.env.DOCKET_TEST_DATABASE_URL;
 const only = process.env.BENCH_ONLY;
 const children: ChildProcess[] = [];
+/** The Docket server under test, whose last output is printed when a scenario fails. */
+let serverUnderTest: { output(): string } | undefined;
 
 /** A server process, ready when it prints `listening at` (start-up is timed to it). */
 async function start(
@@ -54,6 +60,25 @@ interface Result {
   rps: number;
   p50: number;
   p99: number;
+  /** The read cache's hits among its look-ups during the run (from /metrics), when known. */
+  hitRate?: number;
+}
+
+/** The server under test's read-cache counters, set once it runs. */
+let cacheCounters: { base: string; read: () => Promise<{ hits: number; misses: number } | null> } | null =
+  null;
+
+async function readCacheCounters(base: string) {
+  const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } }).catch(
+    () => null,
+  );
+  if (!res?.ok) return null;
+  const text = await res.text();
+  const n = (result: string) =>
+    Number(
+      new RegExp(`^docket_read_cache_lookups_total\\{result="${result}"\\} (\\S+)`, 'm').exec(text)?.[1] ?? 0,
+    );
+  return { hits: n('hit'), misses: n('miss') };
 }
 
 type Req = { method?: string; path?: string; body?: string; headers?: Record<string, string> };
@@ -87,10 +112,29 @@ async function run(
       : undefined;
   const cfg = { url, connections, headers, method: (opts.method ?? 'GET') as 'GET', requests };
   await autocannon({ ...cfg, duration: 1 } as never);
+  const counted = cacheCounters && url.startsWith(cacheCounters.base) ? cacheCounters : null;
+  const before = await counted?.read();
   const r = await autocannon({ ...cfg, duration: DURATION } as never);
+  const after = before ? await counted?.read() : null;
   if (r.errors || r.non2xx || r.timeouts)
     throw new Error(`${name}: ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts`);
-  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+  const looked = before && after ? after.hits + after.misses - before.hits - before.misses : 0;
+  const hitRate = before && after && looked > 0 ? (after.hits - before.hits) / looked : undefined;
+  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, hitRate };
+}
+
+const metricsToken = randomBytes(16).toString('hex');
+
+/** Where the server's memory is, from its /metrics (V8 heap used and reserved, buffers outside it). */
+async function memoryParts(base: string): Promise<string> {
+  const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
+  if (!res.ok) return `(no metrics: ${res.status})`;
+  const text = await res.text();
+  const mb = (name: string) => {
+    const v = new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1];
+    return v ? `${Math.round(Number(v) / 2 ** 20)} MB` : '?';
+  };
+  return `heap used ${mb('nodejs_heap_size_used_bytes')} of ${mb('nodejs_heap_size_total_bytes')}, outside the heap ${mb('nodejs_external_memory_bytes')}`;
 }
 
 function rssMb(pid: number): number {
@@ -158,11 +202,14 @@ async function bench(dialect: 'sqlite' | 'postgres') {
       DATABASE_URL: databaseUrl,
       DOCKET_LOG_LEVEL: 'info',
       DOCKET_LOGIN_LIMIT: '1000000',
+      DOCKET_METRICS_TOKEN: metricsToken,
     };
     const [docket, bare] = await Promise.all([
       start(['dist/server/main.js'], serverEnv),
       start(['bench/bare-server.ts'], {}),
     ]);
+    serverUnderTest = docket;
+    cacheCounters = { base: docket.url, read: () => readCacheCounters(docket.url) };
     const base = docket.url;
     const { main } = data;
     const signIn = JSON.stringify({ username: main.username, password: main.password });
@@ -185,6 +232,9 @@ async function bench(dialect: 'sqlite' | 'postgres') {
     const get = async (p: string) => (await fetch(`${base}${p}`, { headers: auth })).json();
     const P = `/api/projects/${main.projectKey}`;
     const board = (await get(`${P}/tickets?columnId=${main.busyColumnId}`)) as { id: string }[];
+    console.log(
+      `[${dialect}] the board list of ${board.length} is ${Math.round(JSON.stringify(board).length / 1024)} KB of JSON`,
+    );
     if (board.length !== Math.min(1000, PER_PROJECT))
       throw new Error(`the board column has ${board.length} tickets`);
     const projects = (await get('/api/projects')) as unknown[];
@@ -244,6 +294,19 @@ async function bench(dialect: 'sqlite' | 'postgres') {
         clearInterval(timer);
       }
     };
+    // Warm: every ticket of the project read once first, so that the quiet and busy runs below
+    // compare a warm cache with itself (the cold case is the server without a cache, at the end).
+    let next = 1;
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (next <= moves.tickets) {
+          const n = next++;
+          await (
+            await fetch(`${base}${M}/tickets/${moves.projectKey}-${n}`, { headers: auth })
+          ).arrayBuffer();
+        }
+      }),
+    );
     results.push(
       await run('full read, spread over 10k', `${base}${spread()}`, { headers: auth, path: spread }),
     );
@@ -331,6 +394,7 @@ async function bench(dialect: 'sqlite' | 'postgres') {
     // And once the load has stopped for 10 s (V8 gives back heap it no longer needs when idle).
     await new Promise((r) => setTimeout(r, 10_000));
     const settled = rssMb(docket.child.pid as number);
+    const heap = await memoryParts(base);
     let dbSize = 0;
     if (dialect === 'sqlite') {
       for (const f of ['docket.db', 'docket.db-wal']) {
@@ -376,10 +440,10 @@ async function bench(dialect: 'sqlite' | 'postgres') {
     const rate = (name: string) => results.find((r) => r.name === name)?.rps ?? Number.NaN;
     const creates = rate('ticket create');
     console.log(`[${dialect}] ${DURATION} s per scenario, ${CONNECTIONS} connections`);
-    console.log('scenario                      req/s    ratio   p50 ms   p99 ms');
+    console.log('scenario                      req/s    ratio   p50 ms   p99 ms   cache hits');
     for (const r of results)
       console.log(
-        `${r.name.padEnd(26)} ${r.rps.toFixed(0).padStart(8)} ${(r.rps / bareRps).toFixed(3).padStart(8)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)}`,
+        `${r.name.padEnd(26)} ${r.rps.toFixed(0).padStart(8)} ${(r.rps / bareRps).toFixed(3).padStart(8)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)} ${r.hitRate === undefined ? '' : `${(r.hitRate * 100).toFixed(0).padStart(9)} %`}`,
       );
     console.log(
       `a move's cost in creates (aim <= 1.25): ${['move in a column of 10', 'move in a column of 1,000', 'move in a column of 10,000', 'move to a random column'].map((m) => `${m.replace('move ', '')} ${(creates / rate(m)).toFixed(2)}`).join(', ')}`,
@@ -390,7 +454,9 @@ async function bench(dialect: 'sqlite' | 'postgres') {
       `reads while 20 writes a second land elsewhere (issue 24): full read keeps ${(rate('full read, spread, +writes') / quiet).toFixed(2)} of its quiet rate (aim >= 0.8); quiet full read ${(quiet / bareRps).toFixed(2)}x bare (aim ${dialect === 'sqlite' ? '0.4' : '0.25'}); board list of 1k p50 ${list?.p50} ms (aim < 15)`,
     );
     console.log(`start-up until listening: ${docket.ms} ms (first), ${again.ms} ms (after the load)`);
-    console.log(`server memory (RSS) after the load: ${memory} MB at once, ${settled} MB 10 s later`);
+    console.log(
+      `server memory (RSS) after the load: ${memory} MB at once, ${settled} MB 10 s later (${heap})`,
+    );
     console.log(`database size: ${(dbSize / 1024 / 1024).toFixed(0)} MB`);
     return { dialect, results, startup: [docket.ms, again.ms], memory, settled, dbSize };
   } finally {
@@ -417,6 +483,35 @@ async function main() {
   const post = only !== 'sqlite' && pgBase ? await bench('postgres') : null;
   if (only !== 'sqlite' && !pgBase)
     console.log('\n[postgres] skipped: set BENCH_DATABASE_URL=postgres://… to measure PostgreSQL too');
+  if (process.env.BENCH_IMPORT !== '0') {
+    // Issue 21's import aims: 100,000 Jira CSV rows through `docket import`, on each database measured.
+    const { DATABASE_URL: _unset, ...plain } = process.env;
+    const targets = [
+      ...(only !== 'postgres' ? [plain] : []),
+      ...(only !== 'sqlite' && pgBase ? [{ ...plain, DATABASE_URL: pgBase }] : []),
+    ];
+    for (const env of targets) {
+      const imported = spawnSync(process.execPath, ['--import', 'tsx', 'bench/import.ts'], {
+        cwd: _root,
+        stdio: 'inherit',
+        env,
+      });
+      if (imported.status !== 0) throw new Error('the import bench failed');
+    }
+  }
+  if (process.env.BENCH_SEARCH) {
+    // Issue 17's search aims: bench/search.ts at 10,000 and 1,000,000 tickets, on the same databases.
+    const searched = spawnSync(process.execPath, ['--import', 'tsx', 'bench/search.ts'], {
+      cwd: _root,
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        BENCH_TICKETS: process.env.BENCH_SEARCH_TICKETS ?? '10000,1000000',
+        ...(pgBase ? { BENCH_DATABASE_URL: pgBase } : {}),
+      },
+    });
+    if (searched.status !== 0) throw new Error('the search bench failed');
+  }
   if (lite && post) {
     // Each database against its own bare route, so that the machine's drift between the two runs cancels.
     const perBare = (r: typeof lite, name: string) =>
@@ -432,6 +527,8 @@ main().then(
   () => process.exit(0),
   (err) => {
     console.error(err);
+    if (serverUnderTest)
+      console.error(`\nthe server's last output:\n${serverUnderTest.output().slice(-4000)}`);
     for (const c of children) c.kill('SIGTERM');
     process.exit(1);
   },

@@ -353,7 +353,7 @@ describe('deleting attachments', () => {
 });
 
 describe('files of deleted tickets, projects and users', () => {
-  it('removes the files of a deleted ticket', async () => {
+  it('keeps the files of a deleted ticket while it is in the trash, and removes them when it is purged', async () => {
     const ticket = await makeTicket(owner, project.id);
     const a = (
       await upload(owner, attachmentsUrl(ticket.id), {
@@ -362,9 +362,13 @@ describe('files of deleted tickets, projects and users', () => {
         data: await makePng(),
       })
     ).json();
-    expect((await owner.del(`/api/projects/${project.id}/tickets/${ticket.id}`)).statusCode).toBe(200);
-    expect(await storedFiles(t.config, 'attachments')).not.toContain(storedName(a.url));
+    const del = await owner.del(`/api/projects/${project.id}/tickets/${ticket.id}`);
+    expect(del.statusCode).toBe(200);
+    expect(await storedFiles(t.config, 'attachments')).toContain(storedName(a.url));
     expect((await owner.get(a.url)).statusCode).toBe(404);
+    const purge = await owner.del(`/api/projects/${project.id}/trash/${del.json().trashId}`);
+    expect(purge.statusCode).toBe(200);
+    expect(await storedFiles(t.config, 'attachments')).not.toContain(storedName(a.url));
   });
 
   it('removes the files of a deleted project', async () => {

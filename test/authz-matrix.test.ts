@@ -145,6 +145,11 @@ const EXPECT: Record<string, Row> = {
   'POST /api/projects/:projectId/labels': PROJECT_MEMBER(201),
   'PATCH /api/projects/:projectId/labels/:labelId': PROJECT_MEMBER(200),
   'DELETE /api/projects/:projectId/labels/:labelId': PROJECT_MEMBER(200),
+  // Ticket templates (decision 050): members read them, admins and owners manage them.
+  'GET /api/projects/:projectId/templates': PROJECT_MEMBER(200),
+  'POST /api/projects/:projectId/templates': PROJECT_ADMIN(201),
+  'PATCH /api/projects/:projectId/templates/:templateId': PROJECT_ADMIN(200),
+  'DELETE /api/projects/:projectId/templates/:templateId': PROJECT_ADMIN(200),
 
   // Tickets
   'GET /api/projects/:projectId/tickets': PROJECT_MEMBER(200),
@@ -176,6 +181,8 @@ const EXPECT: Record<string, Row> = {
   'GET /api/projects/:projectId/sprints/settings': PROJECT_MEMBER(200),
   'PATCH /api/projects/:projectId/sprints/settings': PROJECT_ADMIN(200),
   'GET /api/projects/:projectId/sprints/velocity': PROJECT_MEMBER(200),
+  'GET /api/projects/:projectId/epics': PROJECT_MEMBER(200),
+  'GET /api/projects/:projectId/timeline': PROJECT_MEMBER(200),
   'GET /api/projects/:projectId/sprints/:sprintId': PROJECT_MEMBER(200),
   'PATCH /api/projects/:projectId/sprints/:sprintId': PROJECT_MEMBER(200),
   'DELETE /api/projects/:projectId/sprints/:sprintId': PROJECT_MEMBER(200),
@@ -194,6 +201,10 @@ const EXPECT: Record<string, Row> = {
   // Webhooks (project admins and owners)
   // Export for members, imports for admins and owners (issue 21, docs/import.md).
   'GET /api/projects/:projectId/tickets.csv': PROJECT_MEMBER(200),
+  // The trash (decision 048): a member sees and restores only what they deleted (here the owner did).
+  'GET /api/projects/:projectId/trash': PROJECT_MEMBER(200),
+  'POST /api/projects/:projectId/trash/:trashId/restore': PROJECT_ADMIN(200),
+  'DELETE /api/projects/:projectId/trash/:trashId': PROJECT_ADMIN(200),
   'GET /api/projects/:projectId/tickets.json': PROJECT_MEMBER(200),
   'POST /api/projects/:projectId/imports': PROJECT_ADMIN(200),
   'GET /api/projects/:projectId/webhooks': PROJECT_ADMIN(200),
@@ -230,6 +241,7 @@ const w = {} as {
   columnId: string;
   ticketId: string;
   labelId: string;
+  templateId: string;
   commentId: string;
   sprintId: string;
   linkId: string;
@@ -446,6 +458,9 @@ const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?
     'POST /api/projects': async () => ({ json: { name: 'Mine', key: newKey('M') } }),
     [`PATCH ${P}`]: async () => ({ json: { description: 'Changed' } }),
     [`DELETE ${P}`]: async () => ({ params: { projectId: (await freshProject()).id } }),
+    [`GET ${P}/timeline`]: async () => ({
+      path: `/api/projects/${w.projectId}/timeline?from=2026-01-01&to=2026-03-31`,
+    }),
     [`POST ${P}/columns`]: async () => ({ json: { name: unique('col') } }),
     [`PATCH ${P}/columns/:columnId`]: async () => ({ json: { name: unique('col') } }),
     [`DELETE ${P}/columns/:columnId`]: async () => {
@@ -474,6 +489,15 @@ const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?
         201,
       );
       return { params: { labelId: l.id } };
+    },
+    [`POST ${P}/templates`]: async () => ({ json: { name: unique('tpl'), title: 'Bug: ' } }),
+    [`PATCH ${P}/templates/:templateId`]: async () => ({ json: { about: unique('about') } }),
+    [`DELETE ${P}/templates/:templateId`]: async () => {
+      const tpl = await ok(
+        await users.owner.post(`/api/projects/${w.projectId}/templates`, { name: unique('gone') }),
+        201,
+      );
+      return { params: { templateId: tpl.id } };
     },
     [`POST ${P}/tickets`]: async () => ({ json: { title: 'New ticket' } }),
     [`PATCH ${P}/tickets`]: async () => ({
@@ -569,7 +593,15 @@ async function aDelivery(): Promise<Record<string, string>> {
     .executeTakeFirstOrThrow();
   return { webhookId, deliveryId: row.id };
 }
+/** A ticket of the shared project that its owner deleted: its trash entry. */
+async function trashed(): Promise<Record<string, string>> {
+  const ticket = await makeTicket(users.owner, w.projectId);
+  const out = await ok(await users.owner.del(`/api/projects/${w.projectId}/tickets/${ticket.id}`));
+  return { trashId: out.trashId };
+}
 Object.assign(PREPARE, {
+  [`POST ${P}/trash/:trashId/restore`]: async () => ({ params: await trashed() }),
+  [`DELETE ${P}/trash/:trashId`]: async () => ({ params: await trashed() }),
   [`POST ${P}/webhooks`]: async () => {
     await noHooks();
     return { json: HOOK };
@@ -668,6 +700,9 @@ beforeAll(async () => {
   ).id;
   w.ticketId = (await makeTicket(users.owner, p.id)).id;
   w.labelId = (await ok(await users.owner.post(`/api/projects/${p.id}/labels`, { name: 'shared' }), 201)).id;
+  w.templateId = (
+    await ok(await users.owner.post(`/api/projects/${p.id}/templates`, { name: 'shared' }), 201)
+  ).id;
   w.commentId = (
     await ok(
       await users.projAdmin.post(`/api/projects/${p.id}/tickets/${w.ticketId}/comments`, { content: 'c' }),
@@ -714,6 +749,7 @@ describe('authorization matrix', () => {
           columnId: w.columnId,
           ticketId: w.ticketId,
           labelId: w.labelId,
+          templateId: w.templateId,
           commentId: w.commentId,
           sprintId: w.sprintId,
           attachmentId: w.attachmentId,

@@ -22,7 +22,7 @@ function sources(dir: string): { file: string; text: string }[] {
 }
 
 const EVENT_PREFIXES =
-  /^'((?:ticket|label|project|user|database|column|sprint|member|comment|attachment|link|notification)\.[a-z.]+)'$/;
+  /^'((?:ticket|label|project|user|database|column|sprint|member|comment|attachment|link|notification|template)\.[a-z.]+)'$/;
 
 /** Quoted strings that look like event types (`'ticket.moved'`), by file. */
 function eventTypeLiterals(dir: string) {

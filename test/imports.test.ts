@@ -142,6 +142,13 @@ describe('Jira CSV', () => {
       'Imported from Jira: SHOP-2 — https://shop.atlassian.net/browse/SHOP-2',
     );
     expect(bug.description).toContain('Assignee in Jira: Mallory Unknown');
+    // Attachments stay in Jira: a link each, in either form of the cell.
+    expect(bug.description).toContain(
+      'Attachment in Jira: [a.png](<https://example.atlassian.net/secure/attachment/1/a.png>)',
+    );
+    expect(bug.description).toContain(
+      'Attachment in Jira: [trace \\[1\\].txt](<https://example.atlassian.net/secure/attachment/2/trace.txt>)',
+    );
     expect(bug.links.map((l: any) => [l.linkType, l.ticket.id]).sort()).toEqual(
       [
         ['blocks', sub.id],
@@ -324,6 +331,10 @@ describe('GitHub, Linear and Trello', () => {
     expect(beta.createdAt).toBe('2024-01-11T09:00:00.000Z');
     expect(beta.dueDate).toBe('2024-02-01');
     expect(beta.labels.map((l: { name: string }) => l.name)).toEqual(['Launch']);
+    expect(beta.description).toContain(
+      'Attachment in Trello: [beta-plan.pdf](<https://trello.com/1/cards/abc/attachments/att1/download/beta-plan.pdf>)',
+    );
+    expect(beta.description).not.toContain('file:');
     const freeze = byTitle(list, 'Freeze the API');
     const smoke = byTitle(list, 'Smoke test');
     expect([freeze.parentId, smoke.parentId]).toEqual([beta.id, beta.id]);

@@ -131,6 +131,22 @@ describe('OAuth sign-in for MCP clients', () => {
   });
   afterAll(async () => t.close());
 
+  it("answers a malformed body at the OAuth endpoints in OAuth's own error shape", async () => {
+    for (const [path, type, body] of [
+      ['/api/oauth/token', 'application/json', '{not json'],
+      ['/api/oauth/revoke', 'application/json', '{not json'],
+      ['/api/oauth/register', 'application/json', '{not json'],
+      ['/api/oauth/register', 'application/json', JSON.stringify({ redirect_uris: ['http://x/\u0000'] })],
+    ]) {
+      const res = await t.app.inject({ method: 'POST', url: path, headers: { 'content-type': type }, body });
+      expect(res.statusCode, `${path} ${body}`).toBe(400);
+      const out = res.json();
+      expect(out.error, path).toBe('invalid_request');
+      expect(out.error_description, path).toMatch(/Validation failed: .+/);
+      expect(out.details, path).toBeUndefined();
+    }
+  });
+
   it('answers /api/mcp without a token with 401 naming the protected resource metadata', async () => {
     const res = await fetch(`${s.base}/api/mcp`, {
       method: 'POST',

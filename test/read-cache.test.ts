@@ -383,6 +383,34 @@ describe('the generation of the database', () => {
     expect((await full()).json().title).toBe('Third title');
   });
 
+  it.runIf(dialect === 'postgres')(
+    "prunes the change log through the pool's own query without releasing its connection twice",
+    async () => {
+      // The pool answers `pool.query` through a callback; the seam once answered it with a promise
+      // as well, and the driver released the connection twice: the server died a minute after start.
+      const old = new Date(Date.now() - 11 * 60_000).toISOString();
+      await db()
+        .kysely.insertInto('cache_changes')
+        .values({ origin: 'test', scopes: 'project:x', created_at: old })
+        .execute();
+      const prune = changes().prune;
+      if (!prune) throw new Error('PostgreSQL prunes its change log');
+      for (let i = 0; i < 3; i++) await prune();
+      const left = await db()
+        .kysely.selectFrom('cache_changes')
+        .select('id')
+        .where('created_at', '<', new Date(Date.now() - 10 * 60_000).toISOString())
+        .execute();
+      expect(left).toEqual([]);
+      // The pool still answers after the pruning.
+      const row = await db()
+        .kysely.selectFrom('users')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirst();
+      expect(row).toBeDefined();
+    },
+  );
+
   it('ends a session within EXTERNAL_CHECK_MS when it is deleted by another connection', async () => {
     const user = await signUp(t.app);
     expect((await user.get('/api/me')).statusCode).toBe(200);

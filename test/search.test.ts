@@ -8,6 +8,7 @@ let t: TestApp;
 let owner: Client;
 let member: Client;
 let outsider: Client;
+let admin: Client;
 let web: ProjectOut;
 let api: ProjectOut;
 let sec: ProjectOut;
@@ -45,7 +46,7 @@ async function setTimes(name: string, created: string, updated: string) {
 
 beforeAll(async () => {
   t = await createTestApp();
-  await signUp(t.app); // the first account is a system administrator
+  admin = await signUp(t.app); // the first account is a system administrator
   ownerName = unique('olga');
   memberName = unique('max');
   owner = await signUp(t.app, { username: ownerName, name: 'Olga' });
@@ -411,4 +412,81 @@ describe('GET /api/projects/:projectId/tickets?query=', () => {
     expect(res.json().details[0]).toMatchObject({ path: 'query', term: 'colour:red' });
     expect((await outsider.get(`/api/projects/${web.id}/tickets?query=crash`)).statusCode).toBe(404);
   });
+});
+
+describe('GET /api/search: over every project (the scope left out)', () => {
+  /** Every page of `q` for `c`, `limit` at a time, following the cursors. */
+  async function walk(c: Client, q: string, limit: number) {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let total = -1;
+    do {
+      const page: Awaited<ReturnType<typeof search>> = await search(
+        c,
+        q,
+        `&limit=${limit}${cursor ? `&cursor=${enc(cursor)}` : ''}`,
+      );
+      if (total >= 0) expect(page.total).toBe(total);
+      total = page.total;
+      seen.push(...page.items.map((i) => i.key));
+      cursor = page.nextCursor;
+    } while (cursor);
+    return { seen, total };
+  }
+
+  it('words alone: exact total from the index, first page by relevance with ties across its end', async () => {
+    const p = await makeProject(admin, { name: 'Zoo', key: unique('Z').slice(0, 8).toUpperCase() });
+    const best = await makeTicket(admin, p.id, { title: 'Quokka quokka quokka' });
+    const ties = [];
+    for (let i = 0; i < 4; i++) ties.push(await makeTicket(admin, p.id, { title: 'Quokka parade' }));
+    const low = await makeTicket(admin, p.id, { title: 'Zoo visit', description: 'one quokka seen' });
+    // The tied tickets differ by their update time only: the first page ends inside the tie.
+    for (const [i, x] of ties.entries())
+      await db()
+        .updateTable('tickets')
+        .set({ updated_at: `2026-0${i + 1}-01T00:00:00.000Z` })
+        .where('id', '=', x.id)
+        .execute();
+    const expected = [best, ...[...ties].reverse(), low].map((x) => x.key);
+    const first = await search(admin, 'quokka', '&limit=3');
+    expect(first.total).toBe(6);
+    expect(first.items.map((i) => i.key)).toEqual(expected.slice(0, 3));
+    expect(first.nextCursor).not.toBeNull();
+    expect((await search(admin, 'quokka', '&limit=6')).nextCursor).toBeNull();
+    expect((await search(admin, 'quokka', '&limit=5')).items.map((i) => i.key)).toEqual(expected.slice(0, 5));
+    for (const limit of [1, 2, 3, 4])
+      expect(await walk(admin, 'quokka', limit)).toEqual({ seen: expected, total: 6 });
+    // The scope holds: the owner, outside this project, finds none of them.
+    expect((await search(owner, 'quokka')).total).toBe(0);
+  });
+
+  it('words with other conditions: the exact total counted with the first page, and on later pages', async () => {
+    for (const [c, q] of [
+      [owner, 'crash'],
+      [owner, `crash project:${web.key}`],
+      [admin, 'crash -type:story'],
+      [admin, 'quokka sort:created'],
+    ] as const) {
+      const all = await search(c, q, '&limit=100');
+      expect(all.total).toBe(all.items.length);
+      expect(all.total).toBeGreaterThan(1);
+      const first = await search(c, q, '&limit=1');
+      expect(first.total).toBe(all.total);
+      expect(await walk(c, q, 1)).toEqual({ seen: all.items.map((i) => i.key), total: all.total });
+    }
+    expect((await search(owner, 'crash type:epic')).total).toBe(0);
+  });
+
+  for (const q of ['', 'sort:updated-asc', 'type:bug OR type:task', '-is:done']) {
+    it(`filters sorted by update, walking the update index or sorting the matches (${q || 'no query'})`, async () => {
+      const all = await search(admin, q, '&limit=100');
+      expect(all.total).toBe(all.items.length);
+      const order = all.items.map((i) => i.key);
+      for (const limit of [1, 2, 5])
+        expect(await walk(admin, q, limit)).toEqual({ seen: order, total: all.total });
+      // The same order as the owner's, restricted to what the owner sees.
+      const mine = new Set((await search(owner, q, '&limit=100')).items.map((i) => i.key));
+      expect(order.filter((k) => mine.has(k))).toEqual([...mine]);
+    });
+  }
 });

@@ -1,3 +1,4 @@
+import '../heap.js';
 import { parseArgs as parseNodeArgs } from 'node:util';
 import 'dotenv/config';
 import { randomBytes } from 'node:crypto';

@@ -43,6 +43,7 @@ export const TABLE_SCOPES: Record<string, TableClass> = {
   sprints: 'project',
   sprint_settings: 'project',
   sprint_ticket_history: 'project',
+  ticket_templates: 'project',
   // Who may read a project, and its key: the project's access answers too.
   projects: 'project-access',
   project_members: 'project-access',
@@ -74,6 +75,9 @@ export const TABLE_SCOPES: Record<string, TableClass> = {
   saved_views: [],
   uploads: [],
   cache_changes: [],
+  // The trash (decision 048): read by no cached answer; a restore writes `tickets`, which says so.
+  trashed_tickets: [],
+  trashed_files: [],
   rate_limits: [],
   kysely_migration: [ALL],
   kysely_migration_lock: [ALL],

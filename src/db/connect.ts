@@ -34,6 +34,8 @@ export interface Db {
     refresh(): void | Promise<void>;
     /** After the migrations: start writing and reading the change log, if this database has one. */
     startLog?(): Promise<void>;
+    /** PostgreSQL: removes the change log's entries older than it keeps (run once a minute). */
+    prune?(): Promise<void>;
   } | null;
   /** Every statement this process has sent, reads included (tests count the statements of a use case). */
   statements(): number;
@@ -230,6 +232,19 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     const log = (scopes: string[]) =>
       logOn ? query(LOG_CHANGE_SQL, [origin, scopes.join(' '), new Date().toISOString()]) : null;
     (client as { query: unknown }).query = (...args: unknown[]) => {
+      // pg-pool's own `pool.query` passes a callback; the paths below answer with a promise, so a
+      // callback is called from it (calling the driver with both would release the client twice).
+      const callback =
+        typeof args.at(-1) === 'function' ? (args.pop() as (e: unknown, r?: unknown) => void) : null;
+      const answer = intercept(args);
+      if (!callback) return answer;
+      (answer as Promise<unknown>).then(
+        (r) => callback(null, r),
+        (e) => callback(e),
+      );
+      return undefined;
+    };
+    const intercept = (args: unknown[]): unknown => {
       const first = args[0] as string | { text?: string };
       const text = typeof first === 'string' ? first : (first?.text ?? '');
       const st = classify(text);
@@ -323,6 +338,10 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     tracker.changed([ALL]);
   };
   await startLog();
+  const prune = async () => {
+    const cutoff = new Date(Date.now() - LOG_KEEP_MS).toISOString();
+    await pool.query('delete from cache_changes where created_at < $1', [cutoff]);
+  };
   const readLog = async (now: number) => {
     try {
       if (!logOn) {
@@ -342,8 +361,7 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
       refreshedAt = now;
       if (now - prunedAt > LOG_KEEP_MS / 10) {
         prunedAt = now;
-        const cutoff = new Date(Date.now() - LOG_KEEP_MS).toISOString();
-        await pool.query('delete from cache_changes where created_at < $1', [cutoff]).catch(() => {});
+        await prune().catch(() => {});
       }
     } catch {
       tracker.changed([ALL]);
@@ -367,6 +385,7 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
         return reading;
       },
       startLog,
+      prune,
     },
     async arrays(query) {
       const t0 = performance.now();

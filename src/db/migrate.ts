@@ -22,6 +22,9 @@ import * as m067 from './migrations/067_oidc.js';
 import * as m069 from './migrations/069_oauth.js';
 import * as m072 from './migrations/072_ticket_delete_rule.js';
 import * as m076 from './migrations/076_cache_changes.js';
+import * as m080 from './migrations/080_trash.js';
+import * as m082 from './migrations/082_ticket_templates.js';
+import * as m084 from './migrations/084_search_filter_indexes.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -49,6 +52,9 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '069_oauth': m069,
   '072_ticket_delete_rule': m072,
   '076_cache_changes': m076,
+  '080_trash': m080,
+  '082_ticket_templates': m082,
+  '084_search_filter_indexes': m084,
 };
 
 /** Every migration's name, in order. */

@@ -356,12 +356,40 @@ export interface Database {
   saved_views: SavedViewsTable;
   rate_limits: RateLimitsTable;
   cache_changes: CacheChangesTable;
+  trashed_tickets: TrashedTicketsTable;
+  trashed_files: TrashedFilesTable;
   password_resets: PasswordResetsTable;
   oidc_identities: OidcIdentitiesTable;
   oidc_logins: OidcLoginsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   import_sources: ImportSourcesTable;
+  ticket_templates: TicketTemplatesTable;
+}
+
+/** A ticket template of a project (migration 082, decision 050): the fields it presets, null = none. */
+export interface TicketTemplatesTable {
+  id: string;
+  project_id: string;
+  name: string;
+  /** What the template is for (shown in pickers). */
+  about: string | null;
+  type: string | null;
+  /** The title it starts with, e.g. "Bug: ". */
+  title: string | null;
+  description: string | null;
+  priority: string | null;
+  /** JSON array of label ids. */
+  label_ids: string;
+  story_points: number | null;
+  assignee_id: string | null;
+  /** 0-based place in the project's list. */
+  position: number;
+  is_default: number;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+  version: number;
 }
 
 /** Forgotten-password links (migration 066): only the token's SHA-256 is stored; single use. */
@@ -391,6 +419,26 @@ export interface OidcLoginsTable {
   nonce: string;
   return_to: string;
   created_at: string;
+}
+
+/** A deleted ticket kept for 30 days (migration 080, decision 048): its rows as one JSON snapshot. */
+export interface TrashedTicketsTable {
+  id: string;
+  project_id: string;
+  ticket_id: string;
+  number: number;
+  title: string;
+  type: string;
+  deleted_by: string | null;
+  deleted_at: string;
+  /** JSON of `TrashSnapshot` (src/domain/trash-snapshot.ts). */
+  snapshot: string;
+}
+
+/** An attachment file kept in the store for a trashed ticket (migration 080). */
+export interface TrashedFilesTable {
+  stored_name: string;
+  trash_id: string;
 }
 
 /** The read cache's change log (migration 076, decision 047): PostgreSQL only, kept ten minutes. */
@@ -501,6 +549,7 @@ export const TABLES_IN_ORDER = [
   'webhooks',
   'webhook_deliveries',
   'import_sources',
+  'ticket_templates',
 ] as const satisfies readonly (keyof Database)[];
 
 /** A project's webhook (migration 055, docs/webhooks.md). */

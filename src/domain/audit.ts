@@ -42,6 +42,11 @@ export type AuditAction =
   | 'member.role_changed'
   | 'member.removed'
   | 'ticket.deleted'
+  | 'template.created'
+  | 'template.updated'
+  | 'template.deleted'
+  | 'ticket.restored'
+  | 'ticket.purged'
   | 'webhook.created'
   | 'webhook.updated'
   | 'webhook.deleted';

@@ -25,7 +25,7 @@ export interface ReadSource {
 export class ReadCache {
   readonly #entries = new Map<
     string,
-    { value: unknown; size: number; scopes: readonly string[]; at: number }
+    { value: unknown; size: number; scopes: readonly string[]; at: number; used: boolean }
   >();
   #size = 0;
   #hits = 0;
@@ -59,13 +59,14 @@ export class ReadCache {
     const { tracker } = changes;
     const hit = this.#entries.get(key);
     if (hit) {
-      this.#entries.delete(key);
       if (!tracker.changedSince(hit.scopes, hit.at)) {
-        // Most recently used last: eviction takes from the front.
-        this.#entries.set(key, hit);
+        // Marked, not moved: moving an entry to the end of the map on every hit (delete and set)
+        // costs V8 several microseconds in rehashing, more than the rest of a cached read.
+        hit.used = true;
         this.#hits++;
         return hit.value as T;
       }
+      this.#entries.delete(key);
       this.#size -= hit.size;
     }
     this.#misses++;
@@ -79,14 +80,29 @@ export class ReadCache {
     if (size > this.maxSize / 4) return value;
     const old = this.#entries.get(key);
     if (old) this.#size -= old.size;
-    this.#entries.set(key, { value, size, scopes, at });
+    this.#entries.delete(key);
+    this.#entries.set(key, { value, size, scopes, at, used: false });
     this.#size += size;
+    if (this.#size > this.maxSize) this.#evict();
+    return value;
+  }
+
+  /**
+   * Second chance ("clock"), an approximation of least recently used: from the oldest entry on,
+   * one used since it was last passed goes to the end unmarked, one unused is dropped, until the
+   * kept values fit the budget again.
+   */
+  #evict() {
     for (const [k, e] of this.#entries) {
       if (this.#size <= this.maxSize) break;
       this.#entries.delete(k);
-      this.#size -= e.size;
+      if (e.used) {
+        e.used = false;
+        this.#entries.set(k, e);
+      } else {
+        this.#size -= e.size;
+      }
     }
-    return value;
   }
 
   /** Entries kept (some may be stale, dropped when next asked for). */

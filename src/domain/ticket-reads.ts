@@ -58,15 +58,17 @@ export async function listTicketsOf(ctx: Ctx, project: ProjectsTable, q: TicketL
           ? eb('t.sprint_id', 'is', null)
           : eb('t.sprint_id', '=', q.sprintId.toLowerCase()),
       );
-    if (q.assigneeId !== undefined)
-      conds.push(
-        q.assigneeId.toLowerCase() === 'none'
-          ? eb('t.assignee_id', 'is', null)
-          : eb('t.assignee_id', '=', q.assigneeId.toLowerCase()),
-      );
+    if (q.assigneeId !== undefined) {
+      const ids = q.assigneeId.map((a) => a.toLowerCase());
+      const people = ids.filter((a) => a !== 'none');
+      const either = [];
+      if (ids.includes('none')) either.push(eb('t.assignee_id', 'is', null));
+      if (people.length) either.push(eb('t.assignee_id', 'in', people));
+      conds.push(eb.or(either));
+    }
     if (q.columnId !== undefined) conds.push(eb('t.column_id', '=', q.columnId.toLowerCase()));
-    if (q.type !== undefined) conds.push(eb('t.type', '=', q.type));
-    if (q.priority !== undefined) conds.push(eb('t.priority', '=', q.priority));
+    if (q.type !== undefined) conds.push(eb('t.type', 'in', q.type));
+    if (q.priority !== undefined) conds.push(eb('t.priority', 'in', q.priority));
     if (q.parentId !== undefined) {
       const key = parseTicketKey(q.parentId);
       conds.push(
@@ -88,7 +90,14 @@ export async function listTicketsOf(ctx: Ctx, project: ProjectsTable, q: TicketL
         eb(
           't.id',
           'in',
-          eb.selectFrom('ticket_labels').select('ticket_id').where('label_id', '=', q.labelId.toLowerCase()),
+          eb
+            .selectFrom('ticket_labels')
+            .select('ticket_id')
+            .where(
+              'label_id',
+              'in',
+              q.labelId.map((l) => l.toLowerCase()),
+            ),
         ),
       );
     if (q.q) {

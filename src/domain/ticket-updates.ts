@@ -5,11 +5,12 @@
  */
 import type { z } from 'zod';
 import type { ProjectsTable, TicketsTable } from '../db/types.js';
+import { ERR } from '../shared/errors.js';
 import type { bulkUpdateBody, UpdateTicketBody } from '../shared/tickets.js';
 import { projectAccess, ticketInProject } from './access.js';
 import { lockColumn, rankAt, ranksAtEnd, setRanks } from './board-ranks.js';
 import { actorOf, type Ctx, type Emit, type Services, type Tx } from './context.js';
-import { invalidField } from './errors.js';
+import { conflict, invalidField } from './errors.js';
 import { nowIso } from './ids.js';
 import { type LinkReader, linkReader, withoutForeignLinks } from './link-visibility.js';
 import { notifyTicketsChanged } from './notifications/index.js';
@@ -328,6 +329,8 @@ export async function updateTicket(
     const { project } = await projectAccess(ctx, tx, projectRef);
     // The ticket's row lock first, then the target column's (createTicket: column, then project).
     const ticket = await ticketInProject(tx, project, ticketRef, ctx);
+    if (body.ifUpdatedAt !== undefined && body.ifUpdatedAt !== ticket.updated_at)
+      throw conflict(ERR.ticketChangedSince);
     const refs = await resolveRefs(tx, project, body);
     const results = await applyUpdates(ctx, tx, project, [ticket], body, refs, actor.userId, nowIso());
     const reader = linkReader(actor);

@@ -1,10 +1,12 @@
 import type { ColumnsTable, ProjectsTable, TicketsTable } from '../db/types.js';
-import { removeStoredFiles } from '../files/uploads.js';
+import { LIMITS } from '../shared/limits.js';
+import { fillFromTemplate } from '../shared/templates.js';
 import type { CreateTicketBody } from '../shared/tickets.js';
 import { assertMayDeleteTickets, projectAccess, ticketInProject } from './access.js';
 import { auditMany } from './audit.js';
 import { lockColumn, rankAtEnd } from './board-ranks.js';
 import { actorOf, type Ctx, type Emit, type Tx } from './context.js';
+import { invalidField } from './errors.js';
 import { newId, nowIso } from './ids.js';
 import type { LinkReader } from './link-visibility.js';
 import { notifyTicketCreated } from './notifications/index.js';
@@ -12,15 +14,17 @@ import { presentTicketsFull } from './presenters/tickets.js';
 import { defaultColumnRows } from './projects.js';
 import { transactWrite } from './races.js';
 import { recordSprintChange } from './sprint-membership.js';
+import { templateForTicket } from './templates.js';
 import { writeHistoryOf } from './ticket-history.js';
 import { resolveRefs, unique } from './ticket-refs.js';
 import { emitTickets, ticketsForBulk } from './ticket-updates.js';
+import { trashTickets } from './trash-snapshot.js';
 
 export { bulkUpdateTickets, updateTicket } from './ticket-updates.js';
 
 // --- create ----------------------------------------------------------------------------------
 
-async function firstColumn(tx: Tx, projectId: string): Promise<ColumnsTable> {
+export async function firstColumn(tx: Tx, projectId: string): Promise<ColumnsTable> {
   const col = await tx
     .selectFrom('columns')
     .selectAll()
@@ -45,7 +49,13 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
   const actor = actorOf(ctx);
   return transactWrite(ctx, async (tx, emit) => {
     const { project } = await projectAccess(ctx, tx, projectRef);
-    const refs = await resolveRefs(tx, project, body);
+    // The template's fields fill what the request left out (decision 050).
+    const fields = body.templateId
+      ? fillFromTemplate(body, await templateForTicket(tx, project, body.templateId))
+      : body;
+    const title = fields.title?.trim();
+    if (!title) throw invalidField('title', 'Must not be blank');
+    const refs = await resolveRefs(tx, project, fields);
     const column = refs.column ?? (await firstColumn(tx, project.id));
     await lockColumn(ctx, tx, column.id);
     const rank = await rankAtEnd(tx, { table: 'tickets', scope: 'column_id', id: column.id });
@@ -60,17 +70,17 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
       id: newId(),
       project_id: project.id,
       number: Number(counter.ticket_counter),
-      title: body.title,
-      description: body.description ?? null,
-      type: body.type ?? 'Task',
-      priority: body.priority ?? 'Medium',
+      title: title.slice(0, LIMITS.ticketTitleMax),
+      description: fields.description ?? null,
+      type: fields.type ?? 'Task',
+      priority: fields.priority ?? 'Medium',
       column_id: column.id,
       rank,
       assignee_id: refs.assignee?.id ?? null,
       reporter_id: actor.userId,
       sprint_id: refs.sprint?.id ?? null,
       parent_id: refs.parent?.id ?? null,
-      story_points: body.storyPoints ?? null,
+      story_points: fields.storyPoints ?? null,
       estimate: body.estimate || null,
       start_date: body.startDate ?? null,
       due_date: body.dueDate ?? null,
@@ -105,7 +115,11 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
 
 // --- delete ----------------------------------------------------------------------------------
 
-/** Deletes tickets inside the caller's transaction: detaches subtasks, returns file names. The others' ranks stay. */
+/**
+ * Deletes tickets inside the caller's transaction: puts each in the trash (decision 048; their
+ * attachment files stay in the store until purge), detaches subtasks, and returns the trash ids.
+ * The others' ranks stay.
+ */
 async function removeTickets(
   tx: Tx,
   emit: Emit,
@@ -114,18 +128,14 @@ async function removeTickets(
   by: string,
 ) {
   const ids = tickets.map((t) => t.id);
-  const files = await tx
-    .selectFrom('attachments')
-    .select('stored_name')
-    .where('ticket_id', 'in', ids)
-    .execute();
+  const now = nowIso();
+  const trashIds = await trashTickets(tx, tickets, by, now);
   const children = await tx
     .selectFrom('tickets')
     .select(['id', 'parent_id'])
     .where('parent_id', 'in', ids)
     .where('id', 'not in', ids)
     .execute();
-  const now = nowIso();
   if (children.length > 0) {
     await tx
       .updateTable('tickets')
@@ -157,7 +167,7 @@ async function removeTickets(
   );
   for (const id of ids)
     emit({ scope: 'project', type: 'ticket.deleted', projectId: project.id, data: { id } });
-  return files.map((f) => f.stored_name);
+  return trashIds;
 }
 
 /** Nobody in particular: only the project's own links (the answer is not returned to anyone). */
@@ -184,28 +194,28 @@ function auditTicketDeletions(
 
 export async function deleteTicket(ctx: Ctx, projectRef: string, ticketRef: string) {
   const actor = actorOf(ctx);
-  const files = await transactWrite(ctx, async (tx, emit) => {
+  const [trashId] = await transactWrite(ctx, async (tx, emit) => {
     const access = await projectAccess(ctx, tx, projectRef);
     const { project } = access;
-    const ticket = await ticketInProject(tx, project, ticketRef);
+    // Locked: a deletion racing another one of the same ticket waits, then finds it gone (404),
+    // instead of both putting it in the trash.
+    const ticket = await ticketInProject(tx, project, ticketRef, ctx);
     assertMayDeleteTickets(access, [ticket]);
     await auditTicketDeletions(tx, ctx, project, [ticket]);
     return removeTickets(tx, emit, project, [ticket], actor.userId);
   });
-  await removeStoredFiles(ctx, 'attachments', files);
-  return { success: true as const };
+  return { success: true as const, trashId };
 }
 
 export async function bulkDeleteTickets(ctx: Ctx, projectRef: string, ticketIds: string[]) {
   const actor = actorOf(ctx);
-  const { files, deleted } = await transactWrite(ctx, async (tx, emit) => {
+  return transactWrite(ctx, async (tx, emit) => {
     const access = await projectAccess(ctx, tx, projectRef);
     const { project } = access;
-    const tickets = await ticketsForBulk(tx, project, ticketIds);
+    const tickets = await ticketsForBulk(tx, project, ticketIds, ctx);
     assertMayDeleteTickets(access, tickets);
     await auditTicketDeletions(tx, ctx, project, tickets, true);
-    return { files: await removeTickets(tx, emit, project, tickets, actor.userId), deleted: tickets.length };
+    const trashIds = await removeTickets(tx, emit, project, tickets, actor.userId);
+    return { success: true as const, deleted: tickets.length, trashIds };
   });
-  await removeStoredFiles(ctx, 'attachments', files);
-  return { success: true as const, deleted };
 }

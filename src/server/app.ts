@@ -20,6 +20,7 @@ import { setPasswordHashing } from '../domain/passwords.js';
 import { pruneRateLimits } from '../domain/rate-limit.js';
 import { readCache } from '../domain/read-cache.js';
 import { ensureSettings } from '../domain/settings.js';
+import { purgeExpiredTrash } from '../domain/trash.js';
 import { ensureBootstrapAdmin } from '../domain/users.js';
 import { EventHub, type SessionEnd } from '../events/hub.js';
 import { setupEvents } from '../events/setup.js';
@@ -258,5 +259,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   );
   rateLimitPruner.unref();
   app.addHook('onClose', async () => clearInterval(rateLimitPruner));
+  // Tickets in the trash longer than 30 days, with their files (decision 048): hourly, on every
+  // instance (each purged entry is claimed by exactly one).
+  const trashPurger = setInterval(
+    () => purgeExpiredTrash(services).catch((err) => services.log.warn({ err }, 'purging the trash failed')),
+    3_600_000,
+  );
+  trashPurger.unref();
+  app.addHook('onClose', async () => clearInterval(trashPurger));
   return app;
 }

@@ -1,3 +1,4 @@
+import '../heap.js';
 import { serve } from './serve.js';
 
 serve().catch((err) => {

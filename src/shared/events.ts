@@ -3,6 +3,7 @@ import { userSummaryOut } from './common.js';
 import { notificationCreatedEvent, notificationReadEvent } from './notifications.js';
 import { columnOut, labelOut, memberOut, projectOut } from './projects.js';
 import { completeSprintOut, sprintOut } from './sprints.js';
+import { templateOut } from './templates.js';
 import { attachmentOut, commentOut, linkOut, ticketFullOut } from './tickets.js';
 
 /** The event envelope sent on every stream (SPEC "Events"). */
@@ -38,6 +39,10 @@ export const EVENT_PAYLOADS = {
   'label.created': labelOut,
   'label.updated': labelOut,
   'label.deleted': removed,
+  /** Ticket templates (decision 050): a reorder or a new default sends one update per template it changed. */
+  'template.created': templateOut,
+  'template.updated': templateOut,
+  'template.deleted': removed,
   'project.created': projectOut,
   'project.updated': projectOut,
   'project.deleted': removed,

@@ -24,6 +24,11 @@ export const LIMITS = {
   listLimitMax: 1_000,
   bulkMax: 500,
   eventReplaySeconds: 600,
+  // Ticket templates (decision 050).
+  templatesPerProject: 50,
+  templateNameMax: 80,
+  templateAboutMax: 500,
+  templateLabelsMax: 50,
 } as const;
 
 export const DEFAULT_SETTINGS = {

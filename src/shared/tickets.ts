@@ -72,13 +72,27 @@ const ticketFields = {
   watcherIds: refList.optional(),
 };
 
-export const createTicketBody = z.object({ title: text(LIMITS.ticketTitleMax), ...ticketFields });
+/**
+ * A new ticket. With `templateId` (docs/decisions/050-ticket-templates.md) the template's fields
+ * fill what the request leaves out, the title included, which is then optional.
+ */
+export const createTicketBody = z
+  .object({ title: text(LIMITS.ticketTitleMax).optional(), ...ticketFields, templateId: ref.optional() })
+  .refine((b) => b.title !== undefined || b.templateId !== undefined, {
+    message: 'Required (or give templateId)',
+    path: ['title'],
+  });
 
 /** Only the fields to change; a move sends columnId and/or order (0-based position in the column). */
 export const updateTicketBody = z.object({
   title: text(LIMITS.ticketTitleMax).optional(),
   ...ticketFields,
   order: z.number().int('Must be a whole number').min(0, 'Must be 0 or more').optional(),
+  /**
+   * Change it only if it is unchanged since this `updatedAt` (the web app's undo): 409 otherwise,
+   * so an undo never overwrites someone else's later change (decision 048).
+   */
+  ifUpdatedAt: z.string().max(64).optional(),
 });
 
 /** Bulk updates: the same fields without `order` (a changed column puts tickets at its end). */
@@ -87,7 +101,7 @@ export const bulkUpdateBody = z.object({
     .array(idParam)
     .min(1, 'Give at least one ticket')
     .max(LIMITS.bulkMax, `At most ${LIMITS.bulkMax} tickets`),
-  updates: updateTicketBody.omit({ order: true }),
+  updates: updateTicketBody.omit({ order: true, ifUpdatedAt: true }),
 });
 
 export const bulkDeleteBody = z.object({
@@ -97,17 +111,56 @@ export const bulkDeleteBody = z.object({
     .max(LIMITS.bulkMax, `At most ${LIMITS.bulkMax} tickets`),
 });
 
+/** Most values one list filter takes (`type=bug,story`). */
+export const FILTER_VALUES_MAX = 50;
+
+/**
+ * A list filter with one value or several separated by commas, any of which a ticket may match
+ * (`type=bug,story`): each value is checked by `item`, and an error names the value.
+ */
+export function commaList<T extends z.ZodType<string, string>>(item: T) {
+  return z
+    .string()
+    .max(4000, 'Must be at most 4000 characters')
+    .transform((v, ctx): z.output<T>[] => {
+      const parts = [...new Set(v.split(',').map((x) => x.trim()))].filter(Boolean);
+      if (parts.length === 0) {
+        ctx.addIssue({ code: 'custom', message: 'Give at least one value' });
+        return z.NEVER;
+      }
+      if (parts.length > FILTER_VALUES_MAX) {
+        ctx.addIssue({ code: 'custom', message: `At most ${FILTER_VALUES_MAX} values` });
+        return z.NEVER;
+      }
+      const out: z.output<T>[] = [];
+      for (const part of parts) {
+        const r = item.safeParse(part);
+        if (!r.success) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${part}": ${r.error.issues[0]?.message ?? 'Invalid value'}`,
+          });
+          return z.NEVER;
+        }
+        out.push(r.data);
+      }
+      return out;
+    });
+}
+
 /**
  * Ticket list filters. `sprintId=none` selects the backlog and `assigneeId=none` unassigned
- * tickets (docs/decisions/014-projects-and-tickets.md).
+ * tickets (docs/decisions/014-projects-and-tickets.md). Type, priority, assignee and label take
+ * comma lists: a ticket matches any value of a filter and every filter given
+ * (docs/decisions/049-swimlanes-and-filters.md).
  */
 export const ticketListQuery = z.object({
   sprintId: idParam.optional(),
   columnId: idParam.optional(),
-  type: ticketType.optional(),
-  priority: ticketPriority.optional(),
-  assigneeId: idParam.optional(),
-  labelId: idParam.optional(),
+  type: commaList(ticketType).optional(),
+  priority: commaList(ticketPriority).optional(),
+  assigneeId: commaList(idParam).optional(),
+  labelId: commaList(idParam).optional(),
   parentId: idParam.optional(),
   q: z.string().trim().max(200).optional(),
   /** A search query (docs/search.md) within this project. */
@@ -210,7 +263,12 @@ export const bulkUpdateOut = z.object({
   updated: z.number().int(),
   tickets: z.array(ticketFullOut),
 });
-export const bulkDeleteOut = z.object({ success: z.literal(true), deleted: z.number().int() });
+/** Bulk delete: how many tickets went to the trash, and their trash entries in the order given. */
+export const bulkDeleteOut = z.object({
+  success: z.literal(true),
+  deleted: z.number().int(),
+  trashIds: z.array(z.string()),
+});
 
 export const commentOut = z.object({
   id: z.string(),

@@ -43,3 +43,19 @@ export const toolDateOrNull = z
   .string()
   .refine(isCalendarDate, 'must be a real calendar date in the form YYYY-MM-DD')
   .nullable();
+
+/** A ticket template as the tool server describes it (decision 050): tool spellings, names for ids. */
+export const toolTemplateOut = z.object({
+  id: z.string(),
+  name: z.string(),
+  about: z.string().nullable(),
+  isDefault: z.boolean(),
+  type: z.string().nullable(),
+  title: z.string().nullable(),
+  priority: z.string().nullable(),
+  labels: z.array(z.string()),
+  storyPoints: z.number().nullable(),
+  assignee: z.string().nullable(),
+  description: z.string().nullable(),
+});
+export type ToolTemplate = z.infer<typeof toolTemplateOut>;

@@ -29,6 +29,8 @@ const ProjectSettingsPage = lazy(() =>
 const ProfilePage = lazy(() => import('./pages/Profile').then((m) => ({ default: m.ProfilePage })));
 const BacklogPage = lazy(() => loadBacklog().then((m) => ({ default: m.BacklogPage })));
 const ReportsPage = lazy(() => import('./pages/Reports').then((m) => ({ default: m.ReportsPage })));
+const EpicsPage = lazy(() => import('./pages/epics').then((m) => ({ default: m.EpicsPage })));
+const TimelinePage = lazy(() => import('./pages/timeline').then((m) => ({ default: m.TimelinePage })));
 const InboxPage = lazy(() => import('./pages/Inbox').then((m) => ({ default: m.InboxPage })));
 const PersonPage = lazy(() => import('./pages/Person').then((m) => ({ default: m.PersonPage })));
 const ImportPage = lazy(() => import('./pages/import').then((m) => ({ default: m.ImportPage })));
@@ -127,6 +129,10 @@ function Authenticated() {
           <Route path="/admin/:section?">{(p) => <AdminPage section={p.section} />}</Route>
           <Route path="/projects/:key/backlog">
             {(p) => <BacklogPage projectKey={p.key.toUpperCase()} />}
+          </Route>
+          <Route path="/projects/:key/epics">{(p) => <EpicsPage projectKey={p.key.toUpperCase()} />}</Route>
+          <Route path="/projects/:key/timeline">
+            {(p) => <TimelinePage projectKey={p.key.toUpperCase()} />}
           </Route>
           <Route path="/projects/:key/reports">
             {(p) => <ReportsPage projectKey={p.key.toUpperCase()} />}

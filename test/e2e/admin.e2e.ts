@@ -11,6 +11,7 @@ import {
   screenshot,
   startServer,
   unique,
+  uniqueKey,
 } from './harness.js';
 
 /**
@@ -59,10 +60,7 @@ async function createUser(
 }
 
 async function seedProject(client: ApiClient, name: string) {
-  const key = unique('P')
-    .toUpperCase()
-    .replace(/[^A-Z0-9]/g, '')
-    .slice(0, 8);
+  const key = uniqueKey('P');
   const project = await client.req('POST', '/api/projects', { name, key });
   await client.req('POST', `/api/projects/${project.id}/tickets`, { title: `${name} first ticket` });
   return project as { id: string; key: string; name: string };

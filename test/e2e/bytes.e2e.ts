@@ -15,6 +15,7 @@ import {
   type Server,
   startServer,
   unique,
+  uniqueKey,
 } from './harness.js';
 
 let server: Server;
@@ -32,10 +33,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   await ApiClient.signUp(base, unique('admin'));
   client = await ApiClient.signUp(base, unique('bytes'), 'Bea Bytes');
-  const key = unique('B')
-    .toUpperCase()
-    .replace(/[^A-Z0-9]/g, '')
-    .slice(0, 8);
+  const key = uniqueKey('B');
   project = await client.req('POST', '/api/projects', { name: 'Big Board', key });
   const columns: { id: string }[] = await client.req('GET', `/api/projects/${project.id}/columns`);
   const types = ['Story', 'Task', 'Bug'];

@@ -8,6 +8,7 @@ import {
   type Server,
   startServer,
   unique,
+  uniqueKey,
 } from './harness.js';
 
 let server: Server;
@@ -20,10 +21,7 @@ beforeAll(async () => {
   server = await startServer();
   browser = await launchBrowser();
   admin = await ApiClient.signUp(server.baseUrl, unique('admin'));
-  const key = unique('D')
-    .toUpperCase()
-    .replace(/[^A-Z0-9]/g, '')
-    .slice(0, 8);
+  const key = uniqueKey('D');
   project = await admin.req('POST', '/api/projects', { name: 'Dialogs', key });
   await admin.req('POST', `/api/projects/${project.id}/labels`, { name: 'frontend' });
   page = await openPage(browser, server.baseUrl, admin);

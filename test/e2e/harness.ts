@@ -148,6 +148,16 @@ let seq = 0;
 export const unique = (prefix: string) =>
   `${prefix}${Date.now().toString(36)}${(seq++).toString(36)}`.slice(0, 30);
 
+/**
+ * A project key no other test in this process has: the counter comes first, so two keys made in the
+ * same millisecond still differ, and the clock's tail keeps runs against one server apart.
+ */
+export const uniqueKey = (prefix: string) =>
+  `${prefix}${(seq++).toString(36)}${Date.now().toString(36).slice(-5)}`
+    .toUpperCase()
+    .replace(/[^A-Z0-9]/g, '')
+    .slice(0, 10);
+
 /** A small API client with its own session cookie, for seeding data quickly. */
 export class ApiClient {
   cookie = '';
@@ -234,4 +244,65 @@ export async function settled(page: Page) {
       document.documentElement.dataset.busy === '0' &&
       document.getAnimations().every((a) => a.playState !== 'running'),
   );
+}
+
+/**
+ * Sets a several-values filter of the board or backlog (Type, Priority, Assignee, Label) to exactly
+ * `values` (the options' visible names; none for "any"): opens its list, ticks and unticks, closes it.
+ */
+export async function pickFilter(page: Page, label: string, values: string[]) {
+  await page.getByRole('button', { name: label, exact: true }).click();
+  const list = page.getByRole('group', { name: label, exact: true });
+  await list.waitFor();
+  for (const box of await list.getByRole('checkbox').all()) {
+    const name = (await box.getAttribute('aria-label')) ?? '';
+    if (values.includes(name) !== (await box.isChecked())) await box.click();
+  }
+  await page.keyboard.press('Escape');
+  await list.waitFor({ state: 'detached' });
+}
+
+/** The names a several-values filter shows as chosen (its chips; at most two are shown in full). */
+export const filterChips = (page: Page, label: string) =>
+  page.getByRole('button', { name: label, exact: true }).getByTestId('filter-chip').allTextContents();
+
+/** A project to drive a board in: its columns, and cards `Card 1`…`Card n` in the first one. */
+export interface SeededBoard {
+  project: { id: string; key: string };
+  columns: { id: string; name: string }[];
+}
+
+/** A project named `<name> <key>` with `extraColumns` after the three default ones and `cards` tickets in To Do. */
+export async function seedBoard(
+  client: ApiClient,
+  name: string,
+  cards: number,
+  extraColumns = 0,
+): Promise<SeededBoard> {
+  const key = uniqueKey(name.slice(0, 1));
+  const project = await client.req('POST', '/api/projects', { name: `${name} ${key}`, key });
+  for (let i = 1; i <= extraColumns; i++)
+    await client.req('POST', `/api/projects/${project.id}/columns`, { name: `Stage ${i}` });
+  const columns = await client.req('GET', `/api/projects/${project.id}/columns`);
+  for (let i = 1; i <= cards; i++)
+    await client.req('POST', `/api/projects/${project.id}/tickets`, {
+      title: `Card ${i}`,
+      columnId: columns[0].id,
+    });
+  return { project, columns };
+}
+
+/** The board of a seeded project, signed in as `client`, once its first card is shown. */
+export async function openBoard(
+  browser: Browser,
+  baseUrl: string,
+  client: ApiClient,
+  s: SeededBoard,
+  size = { width: 1440, height: 900 },
+): Promise<Page> {
+  const page = await openPage(browser, baseUrl, client, size);
+  await page.goto(`${baseUrl}/projects/${s.project.key}`);
+  await page.locator(`[data-key="${s.project.key}-1"]`).waitFor();
+  await settled(page);
+  return page;
 }

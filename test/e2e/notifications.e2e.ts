@@ -11,6 +11,7 @@ import {
   settled,
   startServer,
   unique,
+  uniqueKey,
 } from './harness.js';
 
 let server: Server;
@@ -30,10 +31,7 @@ afterAll(async () => {
 });
 
 async function projectWith(owner: ApiClient, ...members: { userId: string }[]) {
-  const key = unique('N')
-    .toUpperCase()
-    .replace(/[^A-Z0-9]/g, '')
-    .slice(0, 8);
+  const key = uniqueKey('N');
   const p = await owner.req('POST', '/api/projects', { name: 'Notify', key });
   for (const m of members) await owner.req('POST', `/api/projects/${p.id}/members`, { userId: m.userId });
   return p as { id: string; key: string };

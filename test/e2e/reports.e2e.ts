@@ -9,6 +9,7 @@ import {
   screenshot,
   startServer,
   unique,
+  uniqueKey,
 } from './harness.js';
 
 let server: Server;
@@ -35,10 +36,7 @@ function plusDays(n: number) {
 }
 
 async function newProject(client: ApiClient, name: string) {
-  const key = unique('R')
-    .toUpperCase()
-    .replace(/[^A-Z0-9]/g, '')
-    .slice(0, 8);
+  const key = uniqueKey('R');
   const project = await client.req('POST', '/api/projects', { name, key });
   const columns = await client.req('GET', `/api/projects/${project.id}/columns`);
   return { project, columns } as {

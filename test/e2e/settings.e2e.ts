@@ -12,6 +12,7 @@ import {
   settled,
   startServer,
   unique,
+  uniqueKey,
 } from './harness.js';
 
 let server: Server;
@@ -28,10 +29,7 @@ interface Col {
 }
 
 async function seedProject(client: ApiClient, name = 'Settings Lab') {
-  const key = unique('S')
-    .toUpperCase()
-    .replace(/[^A-Z0-9]/g, '')
-    .slice(0, 8);
+  const key = uniqueKey('S');
   const project = await client.req('POST', '/api/projects', { name, key, color: '#6366F1' });
   return project as { id: string; key: string; name: string };
 }

@@ -11,6 +11,7 @@ import {
   screenshot,
   startServer,
   unique,
+  uniqueKey,
 } from './harness.js';
 
 /**
@@ -43,10 +44,7 @@ afterAll(async () => {
 describe('webhooks settings', () => {
   it('adds a hook, shows its secret once, lists signed deliveries, redelivers, turns it off and deletes it', async () => {
     const owner = await ApiClient.signUp(base);
-    const key = unique('H')
-      .toUpperCase()
-      .replace(/[^A-Z0-9]/g, '')
-      .slice(0, 8);
+    const key = uniqueKey('H');
     const project = await owner.req('POST', '/api/projects', { name: 'Hooks Lab', key });
     const page = await openPage(browser, base, owner);
     await page.goto(`${base}/projects/${project.key}/settings`);
@@ -114,10 +112,7 @@ describe('webhooks settings', () => {
   it('is not shown to a plain member', async () => {
     const owner = await ApiClient.signUp(base);
     const member = await ApiClient.signUp(base);
-    const key = unique('M')
-      .toUpperCase()
-      .replace(/[^A-Z0-9]/g, '')
-      .slice(0, 8);
+    const key = uniqueKey('M');
     const project = await owner.req('POST', '/api/projects', { name: 'Members Only', key });
     await owner.req('POST', `/api/projects/${project.id}/members`, { userId: member.userId });
     const page = await openPage(browser, base, member);

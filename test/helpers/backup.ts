@@ -479,6 +479,44 @@ export async function populate(app: FastifyInstance): Promise<Populated> {
       },
     ])
     .execute();
+  const template = { project_id: p0, created_at: now, updated_at: now, version: 1 };
+  await db
+    .insertInto('ticket_templates')
+    .values([
+      {
+        ...template,
+        id: newId(),
+        name: 'Bug report',
+        about: 'Something broke',
+        type: 'Bug',
+        title: 'Bug: ',
+        description: '## Steps to reproduce\n\n## Expected\n\n## Actual',
+        priority: 'High',
+        label_ids: JSON.stringify([labels[0]]),
+        story_points: 3,
+        assignee_id: alice.userId,
+        position: 0,
+        is_default: 1,
+        created_by: alice.userId,
+      },
+      {
+        ...template,
+        id: newId(),
+        name: 'Plain',
+        about: null,
+        type: null,
+        title: null,
+        description: null,
+        priority: null,
+        label_ids: '[]',
+        story_points: null,
+        assignee_id: null,
+        position: 1,
+        is_default: 0,
+        created_by: null,
+      },
+    ])
+    .execute();
   return { admin, alice, bob, counts: { users: 4, projects: 2, tickets: 4, sprints: 3 } };
 }
 

@@ -73,6 +73,10 @@ export const BACKUP_TABLES = [
   'saved_views',
   'oidc_identities',
   'import_sources',
+  'ticket_templates',
+  // The trash (decision 048): deleted tickets kept 30 days, with their files.
+  'trashed_tickets',
+  'trashed_files',
 ] as const satisfies readonly BackupTable[];
 
 /**
@@ -99,6 +103,16 @@ const jsonStringList = z.string().refine((v) => {
     return false;
   }
 }, 'Must be a JSON array of strings');
+
+/** A trash snapshot (src/domain/trash-snapshot.ts): JSON of an object with its ticket row. */
+function isTrashSnapshot(v: string): boolean {
+  try {
+    const parsed = JSON.parse(v);
+    return parsed?.version === 1 && typeof parsed.ticket?.id === 'string' && Array.isArray(parsed.comments);
+  } catch {
+    return false;
+  }
+}
 
 /** One schema per table: every column, nothing else. */
 export const ROW_SCHEMAS = {
@@ -325,6 +339,41 @@ export const ROW_SCHEMAS = {
     source_url: text(2000).nullable(),
     created_at: stamp,
   }),
+  // Since migration 082 (issue 23); backups made before have none.
+  ticket_templates: z.strictObject({
+    id,
+    project_id: id,
+    name: text(1000).min(1),
+    about: text(10_000).nullable(),
+    type: text(50).nullable(),
+    title: text(10_000).nullable(),
+    description: text().nullable(),
+    priority: text(50).nullable(),
+    label_ids: jsonStringList,
+    story_points: int.nullable(),
+    assignee_id: id.nullable(),
+    position: count,
+    is_default: flag,
+    created_by: id.nullable(),
+    created_at: stamp,
+    updated_at: stamp,
+    version: count,
+  }),
+  trashed_tickets: z.strictObject({
+    id,
+    project_id: id,
+    ticket_id: id,
+    number: count,
+    title: text(10_000).min(1),
+    type: text(50).min(1),
+    deleted_by: id.nullable(),
+    deleted_at: stamp,
+    snapshot: z.string().max(200_000_000).refine(isTrashSnapshot, 'Must be the JSON of a trashed ticket'),
+  }),
+  trashed_files: z.strictObject({
+    stored_name: text(200).refine(isSafeStoredName, 'Not a valid stored file name'),
+    trash_id: id,
+  }),
 } satisfies Record<BackupTable, z.ZodType>;
 
 /** The columns that identify a row: the keyset for paging on export and for duplicate checks on import. */
@@ -352,6 +401,9 @@ export const KEY_COLUMNS: Record<BackupTable, readonly string[]> = {
   saved_views: ['id'],
   oidc_identities: ['id'],
   import_sources: ['project_id', 'source', 'source_id'],
+  ticket_templates: ['id'],
+  trashed_tickets: ['id'],
+  trashed_files: ['stored_name'],
 };
 
 /** References between records (the foreign keys): column -> table whose id it names. */
@@ -384,6 +436,9 @@ export const REFERENCES: Partial<Record<BackupTable, Record<string, BackupTable>
   saved_views: { author_id: 'users', project_id: 'projects' },
   oidc_identities: { user_id: 'users' },
   import_sources: { project_id: 'projects', ticket_id: 'tickets' },
+  ticket_templates: { project_id: 'projects', assignee_id: 'users', created_by: 'users' },
+  trashed_tickets: { project_id: 'projects', deleted_by: 'users' },
+  trashed_files: { trash_id: 'trashed_tickets' },
 };
 
 /** Columns naming a stored file: the file must be in the backup. */
@@ -391,6 +446,7 @@ export const FILE_REFERENCES: Partial<Record<BackupTable, { column: string; kind
   users: { column: 'avatar', kind: 'avatars' },
   attachments: { column: 'stored_name', kind: 'attachments' },
   uploads: { column: 'stored_name', kind: 'files' },
+  trashed_files: { column: 'stored_name', kind: 'attachments' },
 };
 
 /**
@@ -435,6 +491,11 @@ export const UNIQUE_KEYS: Partial<
   attachments: [{ name: 'stored name', of: (r) => String(r.stored_name) }],
   uploads: [{ name: 'stored name', of: (r) => String(r.stored_name) }],
   oidc_identities: [{ name: 'provider account', of: (r) => `${r.issuer}\u0000${r.subject}` }],
+  ticket_templates: [
+    { name: 'name in its project', of: (r) => `${r.project_id}\u0000${String(r.name).toLowerCase()}` },
+    { name: 'default of its project', of: (r) => (r.is_default === 1 ? String(r.project_id) : null) },
+  ],
+  trashed_tickets: [{ name: 'ticket', of: (r) => String(r.ticket_id) }],
 };
 
 export const isBackupTable = (name: string): name is BackupTable =>

@@ -69,9 +69,11 @@ export async function wipeAllProjects(s: Services & { tabId?: string | null }) {
         tickets: await count('tickets'),
         sprints: await count('sprints'),
       };
-      const files = (await tx.selectFrom('attachments').select('stored_name').execute()).map(
-        (r) => r.stored_name,
-      );
+      const files = [
+        ...(await tx.selectFrom('attachments').select('stored_name').execute()),
+        // The trash's files (decision 048); its rows go with their projects.
+        ...(await tx.selectFrom('trashed_files').select('stored_name').execute()),
+      ].map((r) => r.stored_name);
       // Tickets first: they refer to columns and sprints of the same project.
       await tx.deleteFrom('tickets').execute();
       await tx.deleteFrom('projects').execute();

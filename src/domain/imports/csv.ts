@@ -108,6 +108,18 @@ function jiraComment(cell: string) {
   return { createdAt: null, author: null, body: cell };
 }
 
+/**
+ * A Jira attachment cell: `08/Feb/24 10:42 AM;<author>;<file name>;<address>` (or the address
+ * alone); null when it names no web address.
+ */
+function jiraAttachment(cell: string): { name: string; url: string } | null {
+  const parts = cell.split(';');
+  const url = (parts.length >= 4 ? parts.slice(3).join(';') : cell).trim();
+  if (!/^https?:\/\/\S+$/i.test(url)) return null;
+  const name = (parts.length >= 4 ? parts[2].trim() : '') || decodeURIComponent(url.split('/').pop() || url);
+  return { name, url };
+}
+
 export const readJiraCsv: Reader = async function* (rc) {
   for await (const { header, row, cells } of csvRows(rc)) {
     const key = header.one(cells, 'Issue key');
@@ -141,6 +153,10 @@ export const readJiraCsv: Reader = async function* (rc) {
     r.affectedVersion = header.all(cells, 'Affects Version/s').join(', ') || null;
     r.fixVersion = header.all(cells, 'Fix Version/s').join(', ') || null;
     r.comments = header.all(cells, 'Comment').map(jiraComment);
+    r.attachments = header
+      .all(cells, 'Attachment')
+      .map(jiraAttachment)
+      .filter((a) => a !== null);
     for (const [name, places] of header.places) {
       const m = JIRA_LINK.exec(name);
       if (!m) continue;

@@ -194,6 +194,10 @@ export const readTrelloJson: Reader = async function* (rc) {
     r.startDate = parseDay(str(card.start));
     r.createdAt = parseTimestamp(created.get(id) ?? objectIdTime(id));
     r.updatedAt = parseTimestamp(str(card.dateLastActivity));
+    r.attachments = arr(card.attachments).flatMap((a) => {
+      const url = clean(obj(a)?.url);
+      return url && /^https?:\/\//i.test(url) ? [{ name: clean(obj(a)?.name) ?? url, url }] : [];
+    });
     r.comments = (comments.get(id) ?? []).sort((a, b) =>
       (a.createdAt ?? '').localeCompare(b.createdAt ?? ''),
     );

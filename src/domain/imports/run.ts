@@ -6,11 +6,10 @@
  * run skips what the first one made; parents and links are set at the end, when every ticket they
  * name exists.
  */
-import type { ColumnsTable, ProjectsTable, TicketsTable } from '../../db/types.js';
-import { PRIORITIES, type Priority, TICKET_TYPES, type TicketType } from '../../shared/enums.js';
+import type { ColumnsTable, TicketsTable } from '../../db/types.js';
+import type { Priority, TicketType } from '../../shared/enums.js';
 import {
   type ImportFormat,
-  type ImportFound,
   type ImportMapping,
   type ImportProblem,
   type ImportResult,
@@ -26,7 +25,9 @@ import { recordSprintChanges } from '../sprint-membership.js';
 import { noteSprintName } from '../sprint-names.js';
 import { readGenericCsv, readJiraCsv, readLinearCsv } from './csv.js';
 import { readGithubJson, readTrelloJson } from './json.js';
-import type { Reader, SourceRecord } from './source.js';
+import { connect } from './link.js';
+import { cut, lower, Mapper, nearestPoints, type UserRow } from './mapper.js';
+import { IMPORT_CHUNK as CHUNK, IMPORT_BATCH, type Reader, type SourceRecord } from './source.js';
 
 const READERS: Record<ImportFormat, { read: Reader; source: string; label: string }> = {
   'jira-csv': { read: readJiraCsv, source: 'jira', label: 'Jira' },
@@ -35,13 +36,6 @@ const READERS: Record<ImportFormat, { read: Reader; source: string; label: strin
   'trello-json': { read: readTrelloJson, source: 'trello', label: 'Trello' },
   csv: { read: readGenericCsv, source: 'csv', label: 'CSV' },
 };
-
-/** Records written per transaction. */
-export const IMPORT_BATCH = 1000;
-/** Rows per insert statement (25 ticket columns stay under every dialect's parameter limit). */
-const CHUNK = 400;
-/** How many distinct source values `found` lists per kind. */
-const FOUND_MAX = 200;
 
 export interface ImportProgress {
   /** Bytes of the file read, and its size. */
@@ -62,216 +56,6 @@ export interface ImportRun {
   onProgress?(p: ImportProgress): void;
 }
 
-const lower = (s: string) => s.trim().toLowerCase();
-const cut = (s: string, max: number) => (s.length > max ? s.slice(0, max) : s);
-const caseless = <T>(r: Record<string, T> | undefined) =>
-  new Map(Object.entries(r ?? {}).map(([k, v]) => [lower(k), v] as const));
-
-const TYPE_WORDS: Record<string, TicketType> = {
-  'sub-task': 'Subtask',
-  'sub task': 'Subtask',
-  subtask: 'Subtask',
-  'sub-issue': 'Subtask',
-  story: 'Story',
-  'user story': 'Story',
-  feature: 'Story',
-  'new feature': 'Story',
-  bug: 'Bug',
-  defect: 'Bug',
-  epic: 'Epic',
-};
-const PRIORITY_WORDS: Record<string, Priority> = {
-  blocker: 'Critical',
-  urgent: 'Highest',
-  critical: 'Critical',
-  major: 'High',
-  minor: 'Low',
-  trivial: 'Lowest',
-  'no priority': 'Medium',
-  none: 'Medium',
-  normal: 'Medium',
-};
-/** Status names that mean "not started" / "under way" / "finished" when no column has the name. */
-const STATUS_STAGE: Record<string, 'first' | 'doing' | 'last'> = {
-  open: 'first',
-  new: 'first',
-  todo: 'first',
-  'to do': 'first',
-  backlog: 'first',
-  triage: 'first',
-  unstarted: 'first',
-  reopened: 'first',
-  started: 'doing',
-  'in progress': 'doing',
-  'in development': 'doing',
-  closed: 'last',
-  done: 'last',
-  resolved: 'last',
-  completed: 'last',
-  complete: 'last',
-  canceled: 'last',
-  cancelled: 'last',
-  "won't do": 'last',
-  'won’t do': 'last',
-};
-
-/** The allowed story-point value nearest to n (ties go up). */
-function nearestPoints(n: number | null): number | null {
-  if (n === null) return null;
-  let best: number = LIMITS.storyPoints[0];
-  for (const p of LIMITS.storyPoints) if (Math.abs(p - n) <= Math.abs(best - n)) best = p;
-  return best;
-}
-
-type UserRow = { id: string; username: string; email: string | null; name: string | null };
-
-/** The project's names and the instance's people, and what the mapping (or its defaults) makes of a source value. */
-class Mapper {
-  readonly columns = new Map<string, { id: string | null; name: string }>();
-  readonly labels = new Map<string, { id: string | null; name: string }>();
-  readonly sprints = new Map<string, { id: string | null; name: string }>();
-  private readonly people = new Map<string, UserRow | null>();
-  private readonly byUsername = new Map<string, UserRow>();
-  private readonly byEmail = new Map<string, UserRow>();
-  private readonly byName = new Map<string, UserRow | null>();
-  readonly found: ImportFound = { statuses: [], types: [], priorities: [], people: [], labels: [] };
-  private readonly seen = {
-    statuses: new Set<string>(),
-    types: new Set<string>(),
-    priorities: new Set<string>(),
-    people: new Set<string>(),
-    labels: new Set<string>(),
-  };
-  private readonly statusMap;
-  private readonly typeMap;
-  private readonly priorityMap;
-  private readonly peopleMap;
-  private readonly labelMap;
-  private readonly stageColumns: Record<'first' | 'doing' | 'last', string>;
-
-  constructor(
-    readonly mapping: ImportMapping,
-    columnRows: Pick<ColumnsTable, 'id' | 'name'>[],
-    labelRows: { id: string; name: string }[],
-    sprintRows: { id: string; name: string }[],
-    users: UserRow[],
-    readonly members: Set<string>,
-  ) {
-    for (const c of columnRows) this.columns.set(lower(c.name), { id: c.id, name: c.name });
-    for (const l of labelRows) this.labels.set(lower(l.name), { id: l.id, name: l.name });
-    for (const s of sprintRows) this.sprints.set(lower(s.name), { id: s.id, name: s.name });
-    for (const u of users) {
-      this.byUsername.set(lower(u.username), u);
-      if (u.email) this.byEmail.set(lower(u.email), u);
-      // A display name two people share names nobody.
-      if (u.name) this.byName.set(lower(u.name), this.byName.has(lower(u.name)) ? null : u);
-    }
-    this.statusMap = caseless(mapping.statuses);
-    this.typeMap = caseless(mapping.types);
-    this.priorityMap = caseless(mapping.priorities);
-    this.peopleMap = caseless(mapping.people);
-    this.labelMap = caseless(mapping.labels);
-    const names = columnRows.map((c) => c.name);
-    const named = (n: string) => names.find((c) => lower(c) === n);
-    this.stageColumns = {
-      first: names[0],
-      doing: named('in progress') ?? names[Math.min(1, names.length - 1)],
-      last: named('done') ?? names[names.length - 1],
-    };
-  }
-
-  private note<K extends keyof ImportFound>(kind: K, source: string, entry: ImportFound[K][number]) {
-    const set = this.seen[kind];
-    if (set.has(source) || set.size >= FOUND_MAX) return;
-    set.add(source);
-    (this.found[kind] as ImportFound[K][number][]).push(entry);
-  }
-
-  /** The column (by name) a source status goes to, and whether that column is new. */
-  column(status: string | null): string {
-    const first = this.stageColumns.first;
-    if (!status) return first;
-    const allowCreate = this.mapping.createColumns !== false;
-    const mapped = this.statusMap.get(lower(status));
-    let name: string;
-    if (mapped) name = mapped;
-    else if (this.columns.has(lower(status))) name = status;
-    else if (STATUS_STAGE[lower(status)]) name = this.stageColumns[STATUS_STAGE[lower(status)]];
-    else name = cut(status.trim(), LIMITS.columnNameMax);
-    let existing = this.columns.get(lower(name));
-    if (!existing && !allowCreate) {
-      name = first;
-      existing = this.columns.get(lower(first));
-    }
-    if (!existing) this.columns.set(lower(name), { id: null, name });
-    const col = this.columns.get(lower(name)) as { id: string | null; name: string };
-    this.note('statuses', status, { source: status, column: col.name, create: col.id === null });
-    return col.name;
-  }
-
-  type(source: string | null, hasParent: boolean): TicketType {
-    let t: TicketType | undefined;
-    if (source) {
-      t =
-        this.typeMap.get(lower(source)) ??
-        TICKET_TYPES.find((x) => lower(x) === lower(source)) ??
-        TYPE_WORDS[lower(source)];
-    }
-    const out = t ?? (hasParent && !source ? 'Subtask' : 'Task');
-    if (source) this.note('types', source, { source, type: out });
-    return out;
-  }
-
-  priority(source: string | null): Priority {
-    if (!source) return 'Medium';
-    const out =
-      this.priorityMap.get(lower(source)) ??
-      PRIORITIES.find((x) => lower(x) === lower(source)) ??
-      PRIORITY_WORDS[lower(source)] ??
-      'Medium';
-    this.note('priorities', source, { source, priority: out });
-    return out;
-  }
-
-  /** The user a source person is: mapped, else the user with that username, e-mail or (unshared) display name. */
-  person(source: string | null): UserRow | null {
-    if (!source) return null;
-    const k = lower(source);
-    if (this.people.has(k)) return this.people.get(k) ?? null;
-    let user: UserRow | null = null;
-    if (this.peopleMap.has(k)) {
-      const target = this.peopleMap.get(k);
-      user = target ? (this.byUsername.get(lower(target)) ?? this.byEmail.get(lower(target)) ?? null) : null;
-    } else {
-      user = this.byUsername.get(k) ?? this.byEmail.get(k) ?? this.byName.get(k) ?? null;
-    }
-    this.people.set(k, user);
-    this.note('people', source, { source, username: user?.username ?? null });
-    return user;
-  }
-
-  /** The label name a source label goes to (created when missing), or null when mapped away. */
-  label(source: string): string | null {
-    const k = lower(source);
-    const target = this.labelMap.has(k) ? this.labelMap.get(k) : cut(source.trim(), LIMITS.labelNameMax);
-    if (!target) {
-      this.note('labels', source, { source, label: null, create: false });
-      return null;
-    }
-    if (!this.labels.has(lower(target))) this.labels.set(lower(target), { id: null, name: target });
-    const l = this.labels.get(lower(target)) as { id: string | null; name: string };
-    this.note('labels', source, { source, label: l.name, create: l.id === null });
-    return l.name;
-  }
-
-  sprint(source: string | null): string | null {
-    if (!source) return null;
-    const name = cut(source.trim(), LIMITS.sprintNameMax);
-    if (!this.sprints.has(lower(name))) this.sprints.set(lower(name), { id: null, name });
-    return (this.sprints.get(lower(name)) as { name: string }).name;
-  }
-}
-
 /** A record turned into Docket's terms, before it has ids. */
 interface Planned {
   rec: SourceRecord;
@@ -284,14 +68,6 @@ interface Planned {
   sprint: string | null;
   description: string | null;
   comments: { author: UserRow | null; createdAt: string; content: string }[];
-}
-
-/** Links between tickets are stored once: `blocks` and `duplicates` one way, `relates_to` between sorted ids. */
-function canonicalLink(from: string, type: SourceRecord['links'][number]['type'], to: string) {
-  if (type === 'is_blocked_by') return { s: to, t: from, type: 'blocks' as const };
-  if (type === 'is_duplicated_by') return { s: to, t: from, type: 'duplicates' as const };
-  if (type === 'relates_to') return from < to ? { s: from, t: to, type } : { s: to, t: from, type };
-  return { s: from, t: to, type };
 }
 
 export async function importTickets(ctx: Ctx, projectRef: string, run: ImportRun): Promise<ImportResult> {
@@ -333,7 +109,11 @@ export async function importTickets(ctx: Ctx, projectRef: string, run: ImportRun
   const progress = (phase: ImportProgress['phase']) =>
     run.onProgress?.({ bytes, totalBytes: run.fileSize, records, phase });
 
-  /** Source id and key -> ticket id (a dry run: the source id) for every record of this run. */
+  /**
+   * A dry run's source ids and keys (it writes nothing to look them up in). A real run keeps none:
+   * each batch's rows in import_sources are committed, and the references are resolved from there
+   * once the file is read (`connect`), so memory does not grow with the file.
+   */
   const refs = new Map<string, string>();
   const seenIds = new Set<string>();
   /** New tickets that name a parent or other tickets. */
@@ -351,6 +131,11 @@ export async function importTickets(ctx: Ctx, projectRef: string, run: ImportRun
     if (rec.assignee && !assignable)
       notes.push(
         `Assignee in ${reader.label}: ${rec.assignee}${assignee ? ' (not a member of this project)' : ''}`,
+      );
+    // Attachments stay in the source (fetching them would need the source's credentials): a link each.
+    for (const a of rec.attachments.slice(0, 50))
+      notes.push(
+        `Attachment in ${reader.label}: [${a.name.replace(/[[\]\\]/g, '\\$&')}](<${a.url.replace(/[<>\s]/g, encodeURIComponent)}>)`,
       );
     const footer = notes.length ? `\n\n---\n${notes.join('\n')}` : '';
     let description = rec.description ?? '';
@@ -644,18 +429,17 @@ export async function importTickets(ctx: Ctx, projectRef: string, run: ImportRun
     const fresh: SourceRecord[] = [];
     for (const r of records) {
       const had = known.get(r.sourceId);
-      if (had) {
-        skipped++;
-        refs.set(r.sourceId, had);
-        if (r.key) refs.set(r.key, had);
-      } else fresh.push(r);
+      if (had) skipped++;
+      else fresh.push(r);
     }
     const planned = fresh.map(plan);
     await createNames(planned);
     const ids = run.dryRun ? fresh.map((r) => r.sourceId) : planned.length ? await writeBatch(planned) : [];
     fresh.forEach((r, i) => {
-      refs.set(r.sourceId, ids[i]);
-      if (r.key) refs.set(r.key, ids[i]);
+      if (run.dryRun) {
+        refs.set(r.sourceId, ids[i]);
+        if (r.key) refs.set(r.key, ids[i]);
+      }
       if (r.parent || r.links.length)
         pending.push({ row: r.row, ticketId: ids[i], parent: r.parent, links: r.links });
       counts.comments += planned[i].comments.length;
@@ -709,122 +493,4 @@ export async function importTickets(ctx: Ctx, projectRef: string, run: ImportRun
     });
   progress('done');
   return { dryRun: run.dryRun, counts, skipped, problems, found: mapper.found };
-}
-
-/**
- * Sets parents and writes links once every ticket of the run exists. A reference that is not in
- * this file is looked up among the project's earlier imports from the same source (by id, then key);
- * one that is nowhere, or that would make a ticket its own ancestor, is a problem.
- */
-async function connect(
-  ctx: Ctx,
-  project: ProjectsTable,
-  source: string,
-  dryRun: boolean,
-  refs: Map<string, string>,
-  pending: { row: number; ticketId: string; parent: string | null; links: SourceRecord['links'] }[],
-  problem: (p: ImportProblem) => void,
-  counts: ImportResult['counts'],
-) {
-  const db = ctx.db.kysely;
-  const missing = new Set<string>();
-  for (const p of pending) {
-    if (p.parent && !refs.has(p.parent)) missing.add(p.parent);
-    for (const l of p.links) if (!refs.has(l.ref)) missing.add(l.ref);
-  }
-  const wanted = [...missing];
-  for (let i = 0; i < wanted.length; i += CHUNK) {
-    const part = wanted.slice(i, i + CHUNK);
-    const rows = await db
-      .selectFrom('import_sources')
-      .select(['source_id', 'source_key', 'ticket_id'])
-      .where('project_id', '=', project.id)
-      .where('source', '=', source)
-      .where((eb) => eb.or([eb('source_id', 'in', part), eb('source_key', 'in', part)]))
-      .execute();
-    for (const r of rows) {
-      refs.set(r.source_id, r.ticket_id);
-      if (r.source_key && !refs.has(r.source_key)) refs.set(r.source_key, r.ticket_id);
-    }
-  }
-  // Parents: a new ticket may be the parent of another; refuse any assignment that closes a loop.
-  const parentOf = new Map<string, string>();
-  for (const p of pending) {
-    if (!p.parent) continue;
-    const parentId = refs.get(p.parent);
-    if (!parentId) {
-      problem({
-        row: p.row,
-        message: `The parent ${p.parent} is not in this import: imported without a parent`,
-      });
-      continue;
-    }
-    let up: string | undefined = parentId;
-    let loop = false;
-    for (let steps = 0; up && steps < 10_000; steps++) {
-      if (up === p.ticketId) {
-        loop = true;
-        break;
-      }
-      up = parentOf.get(up);
-    }
-    if (loop) {
-      problem({
-        row: p.row,
-        message: `The parent ${p.parent} would make the ticket its own ancestor: left out`,
-      });
-      continue;
-    }
-    parentOf.set(p.ticketId, parentId);
-  }
-  const links = new Map<string, { s: string; t: string; type: 'blocks' | 'duplicates' | 'relates_to' }>();
-  for (const p of pending)
-    for (const l of p.links) {
-      const other = refs.get(l.ref);
-      if (!other) {
-        problem({ row: p.row, message: `The linked ticket ${l.ref} is not in this import: link left out` });
-        continue;
-      }
-      if (other === p.ticketId) continue;
-      const c = canonicalLink(p.ticketId, l.type, other);
-      links.set(`${c.s}\u0000${c.t}\u0000${c.type}`, c);
-    }
-  if (dryRun) {
-    counts.links = links.size;
-    return;
-  }
-  const byParent = new Map<string, string[]>();
-  for (const [child, parent] of parentOf) byParent.set(parent, [...(byParent.get(parent) ?? []), child]);
-  const parents = [...byParent.entries()];
-  const linkRows = [...links.values()];
-  const now = nowIso();
-  for (let i = 0; i < Math.max(parents.length, linkRows.length); i += IMPORT_BATCH) {
-    await transactWrite(ctx, async (tx) => {
-      for (const [parent, children] of parents.slice(i, i + IMPORT_BATCH))
-        for (let k = 0; k < children.length; k += CHUNK)
-          await tx
-            .updateTable('tickets')
-            .set({ parent_id: parent })
-            .where('id', 'in', children.slice(k, k + CHUNK))
-            .execute();
-      const part = linkRows.slice(i, i + IMPORT_BATCH);
-      for (let k = 0; k < part.length; k += CHUNK) {
-        const res = await tx
-          .insertInto('ticket_links')
-          .values(
-            part.slice(k, k + CHUNK).map((l) => ({
-              id: newId(),
-              source_ticket_id: l.s,
-              target_ticket_id: l.t,
-              link_type: l.type,
-              created_by: ctx.actor?.userId ?? null,
-              created_at: now,
-            })),
-          )
-          .onConflict((oc) => oc.columns(['source_ticket_id', 'target_ticket_id', 'link_type']).doNothing())
-          .executeTakeFirst();
-        counts.links += Number(res.numInsertedOrUpdatedRows ?? 0);
-      }
-    });
-  }
 }

@@ -6,6 +6,11 @@
 import fs from 'node:fs';
 import type { ImportMapping, ImportProblem } from '../../shared/imports.js';
 
+/** Records written per transaction. */
+export const IMPORT_BATCH = 1000;
+/** Rows per insert statement (25 ticket columns stay under every dialect's parameter limit). */
+export const IMPORT_CHUNK = 400;
+
 export type SourceLinkType = 'blocks' | 'is_blocked_by' | 'duplicates' | 'is_duplicated_by' | 'relates_to';
 
 export interface SourceComment {
@@ -41,6 +46,8 @@ export interface SourceRecord {
   /** Other tickets of the source (by id or key), as seen from this one. */
   links: { type: SourceLinkType; ref: string }[];
   comments: SourceComment[];
+  /** Files attached in the source, by name and address (kept as links: the files stay there). */
+  attachments: { name: string; url: string }[];
   estimate: string | null;
   environment: string | null;
   affectedVersion: string | null;
@@ -70,6 +77,7 @@ export const emptyRecord = (row: number, sourceId: string, title: string): Sourc
   parent: null,
   links: [],
   comments: [],
+  attachments: [],
   estimate: null,
   environment: null,
   affectedVersion: null,

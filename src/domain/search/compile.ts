@@ -33,6 +33,8 @@ export interface CompiledQuery {
   /** The full-text match of the top level's plain words (null without), and the condition besides it. */
   topMatch: string | null;
   rest: Bool;
+  /** True when the top level is its plain words alone (`rest` is then always true). */
+  restEmpty: boolean;
   /** The full-text expression of the words outside negations (relevance), or null without words. */
   rankMatch: string | null;
   /** The ticket a ticket-key word names: put first under relevance. */
@@ -406,7 +408,7 @@ export async function compileQuery(
   const where = topMatch ? and([textMatch(dialect, topMatch), rest]) : rest;
   // Relevance: the top-level words when they are all the words; else any of the words.
   const rankMatch = rankTerms.length === 0 ? topMatch : matchText(dialect, [...topTerms, ...rankTerms], 'or');
-  return { where, rest, topMatch, rankMatch, keyTicketId };
+  return { where, rest, restEmpty: restNode === null, topMatch, rankMatch, keyTicketId };
 }
 
 /** The done columns (chosen, else the last) of every project in scope. */

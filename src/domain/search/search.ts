@@ -173,6 +173,22 @@ function after(keys: SortKey[], values: unknown[]): Bool {
   return sql<SqlBool>`(${sql.join(ors, sql` or `)})`;
 }
 
+/**
+ * Whether the scope holds every project (a system administrator, or a member of all of them): its
+ * condition then restricts nothing and is left out; a list of every project costs a check per row
+ * and keeps the planners from the indexes that answer the rest of the query.
+ */
+async function seesEveryProject(db: Kysely<any>, scope: Scope): Promise<boolean> {
+  if (scope.projectIds === null) return true;
+  if (scope.projectIds.length === 0) return false;
+  const row = await db
+    .selectFrom('projects')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  // Memberships are unique per project and name existing projects: as many means all of them.
+  return scope.projectIds.length >= Number(row.n);
+}
+
 export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<SearchOut> {
   const dialect = ctx.db.dialect;
   const parsed = parseOrThrow(params.q);
@@ -181,17 +197,31 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
   const keys = sortKeysOf(dialect, parsed, compiled);
   const cursor = params.cursor ? decodeCursor(keys, params.cursor) : null;
   const db = ctx.db.kysely as unknown as Kysely<any>;
-  const scopeCond: Bool =
-    scope.projectIds === null
-      ? sql<SqlBool>`1 = 1`
-      : scope.projectIds.length === 0
-        ? sql<SqlBool>`1 = 0`
-        : sql<SqlBool>`t.project_id in (${sql.join(scope.projectIds)})`;
+  const everything = await seesEveryProject(db, scope);
+  const scopeCond: Bool = everything
+    ? sql<SqlBool>`1 = 1`
+    : scope.projectIds === null || scope.projectIds.length === 0
+      ? sql<SqlBool>`1 = 0`
+      : sql<SqlBool>`t.project_id in (${sql.join(scope.projectIds)})`;
 
+  /**
+   * SQLite, sorted by updated: walk the updated index and stop at the page's end, or sort the
+   * matches? Its planner prefers an index on the filter and sorts tens of thousands of rows. The
+   * walk reads about (limit + 1) x tickets / matches entries; the sort about the matches.
+   */
+  const walkUpdated = async (matches: number) => {
+    if (matches === 0) return false;
+    // The largest rowid: at least the number of tickets, from the table's last page alone.
+    const all = await db
+      .selectFrom('tickets')
+      .select(sql<number>`max(rowid)`.as('n'))
+      .executeTakeFirstOrThrow();
+    return matches * matches > (params.limit + 1) * Number(all.n ?? 0);
+  };
   const ranked = keys.some((k) => k.name === 'score');
   const top = compiled.topMatch;
   /** The tickets the query can match: driven from the full-text index when the top level has words. */
-  const from = () => {
+  const from = (walk = false) => {
     if (top && dialect === 'sqlite')
       return db
         .selectFrom(
@@ -221,27 +251,86 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
         't.id',
       );
     if (ranked && dialect === 'postgres') q = q.leftJoin('ticket_search as s', 's.ticket_id', 't.id');
-    return q.where(scopeCond).where(compiled.where);
+    // `+(…)` hides the condition from SQLite's index choice: the walk down the updated index.
+    return walk
+      ? q.where(sql<SqlBool>`+(${scopeCond} and ${compiled.where})`)
+      : q.where(scopeCond).where(compiled.where);
   };
   // The page in two steps: the ids and sort values in order (a narrow sort, often from an index
   // alone), then the rows of those ids; sorting whole rows (descriptions and all) cost more than the rest.
-  let page = from();
+  const textOnly = top !== null && everything && compiled.restEmpty;
+  // Words with other conditions, first page: the total is counted in the page's own statement
+  // (a window over every match), so the full-text join runs once instead of twice.
+  // SQLite only: PostgreSQL's planner costed the window as if the limit stopped it early and sorted
+  // every ticket first (8 s for `login -label:ui sort:priority` at 1,000,000).
+  const windowed = dialect === 'sqlite' && top !== null && !textOnly && !cursor;
+  // Else the exact total first: words alone over every project are counted in the full-text index alone.
+  const n = sql<number>`count(*)`.as('n');
+  const counter = !textOnly
+    ? from().select(n)
+    : dialect === 'sqlite'
+      ? db.selectFrom(sql`ticket_fts`.as('f')).where(sql<SqlBool>`ticket_fts match ${top}`).select(n)
+      : db
+          .selectFrom('ticket_search as s')
+          .where(sql<SqlBool>`s.doc @@ to_tsquery('simple', ${top})`)
+          .select(n);
+  const firstByRank = textOnly && !cursor && signatureOf(keys) === 'score:desc,updated:desc,id:desc';
+  // PostgreSQL reads each match's document from the table to rank it: its first page by relevance
+  // ranks the matches once (a materialized CTE) for the total, the boundary score and the page.
+  if (firstByRank && dialect === 'postgres') return pgFirstPage(ctx, keys, top as string, params.limit);
+  let total = windowed
+    ? 0
+    : Number(((await (counter as ReturnType<typeof from>).executeTakeFirstOrThrow()) as { n: unknown }).n);
+
+  // The page in two steps: the ids and sort values in order (a narrow sort, often from an index
+  // alone), then the rows of those ids; sorting whole rows (descriptions and all) cost more than the rest.
+  let page = from(dialect === 'sqlite' && !top && keys[0].name === 'updated' && (await walkUpdated(total)));
   if (keys.some((k) => k.name === 'pkey')) page = page.innerJoin('projects as p', 'p.id', 't.project_id');
   if (cursor) page = page.where(after(keys, cursor));
+  // Words alone over every project, first page by relevance: only the rows scoring at least the
+  // (limit + 1)-th best can be on it, found by the full-text index alone in the same statement, so
+  // the join to the tickets reads those rows instead of every match.
+  if (firstByRank)
+    page = page.where(
+      sql<SqlBool>`r.score <= coalesce((select bm25(ticket_fts, 10.0, 4.0, 1.0) as b from ticket_fts
+            where ticket_fts match ${top} order by b limit 1 offset ${params.limit}), 1e308)`,
+    );
   for (const k of keys) page = page.orderBy(k.expr, k.dir);
-  const idQuery = page
-    .select(keys.map((k, i) => k.expr.as(`k${i}`)))
-    .limit(params.limit + 1)
-    .compile();
+  const columns = keys.map((k, i) => k.expr.as(`k${i}`));
+  const ordered = await ctx.db.arrays(
+    page
+      .select(windowed ? [...columns, sql`count(*) over ()`.as('total')] : columns)
+      .limit(params.limit + 1)
+      .compile(),
+  );
+  if (windowed) total = ordered.length === 0 ? 0 : Number(ordered[0][keys.length]);
+  return pageOf(ctx, keys, ordered, params.limit, total);
+}
 
-  const [counted, ordered] = await Promise.all([
-    from()
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow(),
-    ctx.db.arrays(idQuery),
-  ]);
-  const more = ordered.length > params.limit;
-  const pageOrder = more ? ordered.slice(0, params.limit) : ordered;
+/** PostgreSQL, words alone over every project, first page by relevance (see searchTickets). */
+async function pgFirstPage(ctx: Ctx, keys: SortKey[], top: string, limit: number): Promise<SearchOut> {
+  const q = sql`to_tsquery('simple', ${top})`;
+  const rows = await ctx.db.arrays(
+    sql`with m as materialized (select ticket_id, ts_rank(doc, ${q}) as score from ticket_search where doc @@ ${q})
+      select m.score as k0, t.updated_at as k1, t.id as k2, (select count(*) from m) as total
+      from m join tickets t on t.id = m.ticket_id
+      where m.score >= coalesce((select score from m order by score desc limit 1 offset ${limit}), -1)
+      order by m.score desc, t.updated_at desc, t.id desc limit ${limit + 1}`.compile(ctx.db.kysely),
+  );
+  return pageOf(ctx, keys, rows, limit, rows.length === 0 ? 0 : Number(rows[0][keys.length]));
+}
+
+/** The page from its ordered ids and sort values: the rows of those ids, presented, and the next cursor. */
+async function pageOf(
+  ctx: Ctx,
+  keys: SortKey[],
+  ordered: unknown[][],
+  limit: number,
+  total: number,
+): Promise<SearchOut> {
+  const db = ctx.db.kysely as unknown as Kysely<any>;
+  const more = ordered.length > limit;
+  const pageOrder = more ? ordered.slice(0, limit) : ordered;
   const ids = pageOrder.map((r) => r[keys.length - 1] as string);
   const fetched =
     ids.length === 0
@@ -280,5 +369,5 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
           keys.map((k, i) => (k.type === 'text' ? String(last[i]) : Number(last[i]))),
         )
       : null;
-  return { items: out, total: Number(counted.n), nextCursor };
+  return { items: out, total, nextCursor };
 }

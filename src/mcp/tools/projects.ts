@@ -23,6 +23,7 @@ import {
   userLabel,
 } from './common.js';
 import { cursorParam, pageInfo, pageShape, pageStart, pageText } from './paging.js';
+import { templatesOf } from './templates.js';
 
 const projectLine = (p: ReturnType<typeof presentProject>) =>
   `${p.key} ${p.name}${p.description ? `: ${p.description.split('\n')[0].slice(0, 120)}` : ''}`;
@@ -49,26 +50,35 @@ const listProjects = defineTool({
 
 const getProjectTool = defineTool({
   name: 'get_project',
-  description: 'Read a project with its columns and members.',
+  description: 'Read a project with its columns, members and templates.',
   input: { projectKey: projectKeyParam },
   aliases: { key: 'projectKey' },
-  output: { ...projectOut, columns: z.array(columnOut), members: z.array(memberOut) },
+  // Templates by name (create_ticket's template); the text says what each presets (decision 050).
+  output: {
+    ...projectOut,
+    columns: z.array(columnOut),
+    members: z.array(memberOut),
+    templates: z.array(z.string()),
+  },
   annotations: READ,
   async run({ projectKey: key }, api) {
-    const [project, columns, members] = await Promise.all([
+    const [project, columns, members, templates] = await Promise.all([
       getProject(api, key),
       getColumns(api, key),
       getMembers(api, key),
+      templatesOf(api, key),
     ]);
     const data = {
       ...presentProject(project),
       columns: columns.map(presentColumn),
       members: members.map(presentMember),
+      templates: templates.names,
     };
     const text = [
       projectLine(data),
       `Columns: ${data.columns.map((c) => `${c.position}. ${c.name}`).join(', ')}`,
       `Members: ${members.map((m) => `${userLabel(m.user)} ${m.role}`).join(', ')}`,
+      ...(templates.lines.length ? ['Templates:', ...templates.lines.map((l) => `- ${l}`)] : []),
     ].join('\n');
     return { text, data };
   },

@@ -28,6 +28,7 @@ import {
   ticketText,
   UPDATE,
 } from './common.js';
+import { findTemplate, getTemplates } from './templates.js';
 import { listTicketsTool } from './ticket-list.js';
 import { linkItemOut, linkText, presentLink } from './ticket-parts.js';
 
@@ -170,14 +171,15 @@ const getTicketTool = defineTool({
 
 const createTicketTool = defineTool({
   name: 'create_ticket',
-  description: 'Create a ticket. column, assignee, sprint, labels: names (partial) or ids.',
+  description: 'Create a ticket. column, assignee, sprint, labels, template: names (partial) or ids.',
   input: {
     projectKey: projectKeyParam,
-    title: z.string(),
-    type: toolType.default('task'),
-    priority: toolPriority.default('medium'),
+    title: z.string().optional(),
+    template: z.string().optional(),
+    type: toolType.optional(),
+    priority: toolPriority.optional(),
     column: z.string().optional().describe('Default: first column'),
-    assignee: z.string().optional(),
+    assignee: z.string().nullable().optional(),
     storyPoints: z.number().optional().describe('1, 2, 3, 5, 8, 13 or 21'),
     labels: z.array(z.string()).optional(),
     sprint: z.string().optional(),
@@ -188,11 +190,18 @@ const createTicketTool = defineTool({
   annotations: CREATE,
   async run(a, api) {
     await getProject(api, a.projectKey);
-    const refs = await resolveRefs(api, a.projectKey, a);
+    const [refs, templates] = await Promise.all([
+      resolveRefs(api, a.projectKey, a),
+      a.template !== undefined ? getTemplates(api, a.projectKey) : null,
+    ]);
+    const template = templates && a.template !== undefined ? findTemplate(templates, a.template) : null;
+    if (a.title === undefined && !template?.title)
+      throw new ToolError('Give title (or a template that has one: get_project lists them).');
     const body = {
-      title: a.title,
-      type: httpType(a.type),
-      priority: httpPriority(a.priority),
+      ...(a.title !== undefined ? { title: a.title } : {}),
+      ...(template ? { templateId: template.id } : {}),
+      ...(a.type !== undefined ? { type: httpType(a.type) } : {}),
+      ...(a.priority !== undefined ? { priority: httpPriority(a.priority) } : {}),
       ...(a.storyPoints !== undefined ? { storyPoints: a.storyPoints } : {}),
       ...fieldsBody(a),
       ...refs,
@@ -278,7 +287,8 @@ const moveTicketTool = defineTool({
 
 const deleteTicketTool = defineTool({
   name: 'delete_ticket',
-  description: 'Delete a ticket for good (reporter or project admin; any member if the project allows).',
+  description:
+    'Delete a ticket into its trash (reporter or project admin; any member if the project allows).',
   input: { ticketKey: ticketKeyParam },
   aliases: { key: 'ticketKey' },
   output: { key: z.string(), title: z.string(), deleted: z.boolean() },

@@ -22,6 +22,8 @@ declare module 'fastify' {
     twoFactorSetup?: boolean;
     /** True lets cross-site writes through: the OAuth client endpoints, which read no cookie. */
     anyOrigin?: boolean;
+    /** True answers the route's 400s as OAuth does (RFC 6749 5.2): `{error: 'invalid_request', error_description}`. */
+    oauthErrors?: boolean;
   }
   interface FastifyRequest {
     ctx: Ctx;

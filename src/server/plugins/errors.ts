@@ -10,6 +10,20 @@ const toPath = (instancePath: string) => instancePath.replace(/^\//, '').split('
  * stack trace or SQL text to a client.
  */
 export function registerErrorHandler(app: FastifyInstance) {
+  // An OAuth client reads `error` as a code and `error_description` as its text (RFC 6749 5.2): the
+  // OAuth endpoints' 400s that come before their handler (a body that is not JSON, a NUL character)
+  // answer in that shape too.
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    if (reply.statusCode !== 400 || !request.routeOptions.config.oauthErrors) return payload;
+    const p = payload as {
+      error?: unknown;
+      error_description?: unknown;
+      details?: { path: string; message: string }[];
+    };
+    if (p?.error_description !== undefined || typeof p?.error !== 'string') return payload;
+    const where = (p.details ?? []).map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
+    return { error: 'invalid_request', error_description: where ? `${p.error}: ${where}` : p.error };
+  });
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof AppError) {
       if (err.status === 429 && typeof err.extra.retryAfter === 'number') {

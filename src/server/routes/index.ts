@@ -11,12 +11,15 @@ import { meRoutes } from './me.routes.js';
 import { metricsRoutes } from './metrics.routes.js';
 import { notificationsRoutes } from './notifications.routes.js';
 import { oauthRoutes } from './oauth.routes.js';
+import { planningRoutes } from './planning.routes.js';
 import { projectsRoutes } from './projects.routes.js';
 import { searchRoutes } from './search.routes.js';
 import { securityRoutes } from './security.routes.js';
 import { sprintsRoutes } from './sprints.routes.js';
 import { ssoRoutes } from './sso.routes.js';
+import { templatesRoutes } from './templates.routes.js';
 import { ticketsRoutes } from './tickets.routes.js';
+import { trashRoutes } from './trash.routes.js';
 import { usersRoutes } from './users.routes.js';
 import { viewsRoutes } from './views.routes.js';
 import { webhooksRoutes } from './webhooks.routes.js';
@@ -30,7 +33,9 @@ export const ROUTES: FastifyPluginAsyncZod[] = [
   adminRoutes,
   projectsRoutes,
   ticketsRoutes,
+  trashRoutes,
   sprintsRoutes,
+  planningRoutes,
   eventsRoutes,
   filesRoutes,
   attachmentsRoutes,
@@ -44,4 +49,5 @@ export const ROUTES: FastifyPluginAsyncZod[] = [
   ssoRoutes,
   webhooksRoutes,
   importsRoutes,
+  templatesRoutes,
 ];

@@ -92,7 +92,7 @@ export const oauthRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 201: registeredClientOut, 400: oauthErrorOut },
       },
       attachValidation: true,
-      config: { auth: 'public', anyOrigin: true },
+      config: { auth: 'public', anyOrigin: true, oauthErrors: true },
       onRequest: async (req) => {
         await registrations.take(req.ip);
       },
@@ -159,7 +159,7 @@ export const oauthRoutes: FastifyPluginAsyncZod = async (app) => {
           summary: 'Token endpoint: authorization_code (with PKCE) and refresh_token grants',
           response: { 200: tokenOut, 400: oauthErrorOut, 401: oauthErrorOut },
         },
-        config: { auth: 'public', anyOrigin: true },
+        config: { auth: 'public', anyOrigin: true, oauthErrors: true },
       },
       async (req, reply) => {
         try {
@@ -183,7 +183,7 @@ export const oauthRoutes: FastifyPluginAsyncZod = async (app) => {
           summary: 'Token revocation (RFC 7009): a refresh token ends its grant',
           response: { 200: z.object({}), 400: oauthErrorOut, 401: oauthErrorOut },
         },
-        config: { auth: 'public', anyOrigin: true },
+        config: { auth: 'public', anyOrigin: true, oauthErrors: true },
       },
       async (req, reply) => {
         try {

@@ -31,6 +31,7 @@ import {
   ticketParams,
   updateTicketBody,
 } from '../../shared/tickets.js';
+import { ticketDeleteOut } from '../../shared/trash.js';
 import { sendJsonText } from '../plugins/contracts.js';
 
 const P = '/api/projects/:projectId/tickets';
@@ -119,8 +120,8 @@ export const ticketsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Delete a ticket (subtasks are detached)',
-        response: { 200: successResponse },
+        summary: 'Delete a ticket: it goes to the trash for 30 days (subtasks are detached)',
+        response: { 200: ticketDeleteOut },
         params: ticketParams,
       },
     },

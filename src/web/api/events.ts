@@ -4,7 +4,7 @@ import { useLocation } from 'wouter';
 import type { AnyEvent } from '../../shared/events';
 import { removeTicket, upsertTicket } from './cache';
 import { api, reportSignedOut, TAB_ID, url } from './client';
-import { qk } from './keys';
+import { planningKeys, qk } from './keys';
 import { applyNotificationEvent } from './notifications';
 import type { FullTicket, Project, Session, Ticket } from './types';
 
@@ -104,7 +104,14 @@ export function applyProjectEvent(qc: QueryClient, projectId: string, ev: AnyEve
     qc.invalidateQueries({ queryKey: ['burndown', projectId] });
     qc.invalidateQueries({ queryKey: qk.velocity(projectId) });
   }
+  // The planning pages count tickets by column and place them by date.
+  if (ev.type.startsWith('ticket.') || ev.type.startsWith('column.') || ev.type === 'sprint.updated') {
+    for (const key of planningKeys(projectId)) qc.invalidateQueries({ queryKey: key });
+  }
   if (ev.type === 'sprint.updated') qc.invalidateQueries({ queryKey: qk.sprintSettings(projectId) });
+  // A deletion fills the trash; a restore (sent as ticket.created) empties it (decision 048).
+  if (ev.type === 'ticket.deleted' || ev.type === 'ticket.created')
+    qc.invalidateQueries({ queryKey: ['trash', projectId] });
   switch (ev.type) {
     case 'ticket.created':
     case 'ticket.updated':
@@ -137,6 +144,11 @@ export function applyProjectEvent(qc: QueryClient, projectId: string, ev: AnyEve
         qc.invalidateQueries({ queryKey: qk.tickets(projectId) });
         qc.invalidateQueries({ queryKey: ['ticket', projectId] });
       }
+      return;
+    case 'template.created':
+    case 'template.updated':
+    case 'template.deleted':
+      qc.invalidateQueries({ queryKey: qk.templates(projectId) });
       return;
     case 'column.created':
     case 'column.updated':
@@ -269,6 +281,7 @@ export function useProjectEvents(projectId: string | undefined) {
         qk.members(projectId),
         qk.sprints(projectId),
         qk.sprintSettings(projectId),
+        ...planningKeys(projectId),
       ])
         qc.invalidateQueries({ queryKey: key });
     },

@@ -4,8 +4,8 @@
  * up to date at once (this tab's own events are not replayed to it), so the backlog, the board and
  * the reports agree without waiting for a refetch.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useMemo } from 'react';
+import { type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMemo, useRef } from 'react';
 import type { z } from 'zod';
 import type { updateSprintBody, updateSprintSettingsBody } from '../../shared/sprints.js';
 import { removeTicket, upsertTicket } from './cache';
@@ -13,6 +13,7 @@ import { api, enc, listAll } from './client';
 import { qk } from './keys';
 import { projectPath } from './projects';
 import { bulkDeleteTickets, bulkUpdateTickets, type TicketPatch } from './tickets';
+import { useUndoDelete } from './trash';
 import type {
   Burndown,
   CompleteResult,
@@ -22,6 +23,7 @@ import type {
   Ticket,
   Velocity,
 } from './types';
+import { useBulkUndo } from './undo';
 
 export const sprintPath = (projectId: string, rest = '') => projectPath(projectId, `/sprints${rest}`);
 
@@ -66,8 +68,30 @@ export type IncompleteAction = CompleteResult['incompleteAction'];
 /** Bulk updates take the same fields as a single update, without the position. */
 export type BulkUpdates = Omit<TicketPatch, 'order'>;
 
+/** Brings fresh ticket records into the board list, and refetches their open full reads. */
+function mergeInto(qc: QueryClient, projectId: string, tickets: FullTicket[]) {
+  qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) => {
+    if (!list) return list;
+    let next = list;
+    for (const t of tickets) next = upsertTicket(next, t as Ticket);
+    return next;
+  });
+  const ids = new Set(tickets.map((t) => t.id));
+  qc.invalidateQueries({
+    queryKey: qk.ticketsOf(projectId),
+    predicate: (q) => ids.has((q.state.data as FullTicket | undefined)?.id ?? ''),
+  });
+}
+
 export function useSprintActions(projectId: string) {
   const qc = useQueryClient();
+  // The undo offers read the latest toast and cache through refs: the actions object stays stable.
+  const offers = {
+    bulk: useBulkUndo(projectId, (tickets) => mergeInto(qc, projectId, tickets)),
+    remove: useUndoDelete(projectId),
+  };
+  const undo = useRef(offers);
+  undo.current = offers;
   return useMemo(() => {
     const refreshSprints = () => {
       qc.invalidateQueries({ queryKey: qk.sprints(projectId) });
@@ -78,19 +102,7 @@ export function useSprintActions(projectId: string) {
       qc.invalidateQueries({ queryKey: qk.tickets(projectId) });
       qc.invalidateQueries({ queryKey: qk.ticketsOf(projectId) });
     };
-    const mergeTickets = (tickets: FullTicket[]) => {
-      qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) => {
-        if (!list) return list;
-        let next = list;
-        for (const t of tickets) next = upsertTicket(next, t as Ticket);
-        return next;
-      });
-      const ids = new Set(tickets.map((t) => t.id));
-      qc.invalidateQueries({
-        queryKey: qk.ticketsOf(projectId),
-        predicate: (q) => ids.has((q.state.data as FullTicket | undefined)?.id ?? ''),
-      });
-    };
+    const mergeTickets = (tickets: FullTicket[]) => mergeInto(qc, projectId, tickets);
     return {
       async create(body: SprintFields) {
         const sprint = await api<SprintFull>(sprintPath(projectId), { method: 'POST', body });
@@ -149,14 +161,20 @@ export function useSprintActions(projectId: string) {
         return out;
       },
       /** One all-or-nothing update of many tickets. */
-      async bulkUpdate(ticketIds: string[], updates: BulkUpdates) {
+      /** One all-or-nothing update; offers its undo in a toast saying `undoText` (none: false). */
+      async bulkUpdate(ticketIds: string[], updates: BulkUpdates, undoText?: string | false) {
+        const before = qc.getQueryData<Ticket[]>(qk.tickets(projectId)) ?? [];
         const out = await bulkUpdateTickets(projectId, ticketIds, updates);
         mergeTickets(out.tickets ?? []);
+        if (undoText !== false) undo.current.bulk(before, out.tickets ?? [], updates, undoText);
         if (updates.sprintId !== undefined) refreshSprints();
         return out;
       },
+      /** Deletes into the trash, and offers the undo (restore). */
       async bulkDelete(ticketIds: string[]) {
         const out = await bulkDeleteTickets(projectId, ticketIds);
+        const n = out.trashIds.length;
+        undo.current.remove(`${n} ticket${n === 1 ? '' : 's'} deleted`, out.trashIds);
         qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) => {
           if (!list) return list;
           let next = list;

@@ -5,9 +5,10 @@ import type { updateTicketBody } from '../../shared/tickets.js';
 import { useToast } from '../components/toast';
 import { applyMove, upsertTicket } from './cache';
 import { api, enc, errorText, listAll } from './client';
-import { qk } from './keys';
+import { planningKeys, qk } from './keys';
 import { projectPath } from './projects';
 import type { FullTicket, Label, Ticket } from './types';
+import { reversePatch } from './undo';
 
 /** A ticket's API path: `ticketPath(projectId, ticketId, '/comments')`; no ticket: the project's tickets. */
 export const ticketPath = (projectId: string, ticketId?: string, rest = '') =>
@@ -42,8 +43,18 @@ function mergeable(t: Partial<FullTicket>): Partial<Ticket> & { id: string } {
 export function useUpdateTicket(projectId: string) {
   const qc = useQueryClient();
   const toast = useToast();
-  return useMutation({
-    mutationFn: ({ ticket, patch }: { ticket: Pick<Ticket, 'id' | 'key'>; patch: TicketPatch }) =>
+  const mutation = useMutation({
+    mutationFn: ({
+      ticket,
+      patch,
+    }: {
+      ticket: Pick<Ticket, 'id' | 'key'>;
+      patch: TicketPatch;
+      /** This change is an undo: it offers no undo of its own. */
+      isUndo?: boolean;
+      /** The text of the toast that offers the undo ("WEB-1 moved to Done"). */
+      undoText?: string;
+    }) =>
       api<FullTicket>(ticketPath(projectId, ticket.id), {
         method: 'PATCH',
         body: patch,
@@ -53,6 +64,9 @@ export function useUpdateTicket(projectId: string) {
       const listBefore = qc.getQueryData<Ticket[]>(qk.tickets(projectId));
       const detailsBefore = qc.getQueriesData<FullTicket>({ queryKey: qk.ticketsOf(projectId) });
       const labels = qc.getQueryData<Label[]>(qk.labels(projectId));
+      const before =
+        detailsBefore.map(([, d]) => d).find((d) => d?.id === ticket.id) ??
+        listBefore?.find((t) => t.id === ticket.id);
       const extra: Partial<Ticket> = {};
       if (patch.labelIds && labels) extra.labels = labels.filter((l) => patch.labelIds!.includes(l.id));
       qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) => {
@@ -73,15 +87,22 @@ export function useUpdateTicket(projectId: string) {
       qc.setQueriesData<FullTicket>({ queryKey: qk.ticketsOf(projectId) }, (t) =>
         t && t.id === ticket.id ? ({ ...t, ...patch, ...extra } as FullTicket) : t,
       );
-      return { listBefore, detailsBefore };
+      return { listBefore, detailsBefore, before };
     },
     onError: (err, { ticket }, ctx) => {
       if (ctx?.listBefore) qc.setQueryData(qk.tickets(projectId), ctx.listBefore);
       for (const [key, data] of ctx?.detailsBefore ?? []) qc.setQueryData(key, data);
       toast.error(`Could not update ${ticket.key}: ${errorText(err)}`);
     },
-    onSuccess: (saved) => {
+    onSuccess: (saved, { ticket, patch, isUndo, undoText }, ctx) => {
       if (!saved?.id) return;
+      const reverse = !isUndo && ctx?.before ? reversePatch(ctx.before, patch) : null;
+      if (reverse) {
+        const moved = patch.columnId !== undefined || patch.order !== undefined;
+        toast.undo(undoText ?? `${moved ? 'Moved' : 'Updated'} ${ticket.key}`, () =>
+          mutation.mutate({ ticket, patch: { ...reverse, ifUpdatedAt: saved.updatedAt }, isUndo: true }),
+        );
+      }
       qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) =>
         list ? upsertTicket(list, mergeable(saved)) : list,
       );
@@ -90,8 +111,10 @@ export function useUpdateTicket(projectId: string) {
       );
       qc.invalidateQueries({ queryKey: qk.history(saved.id) });
       if (saved.parentId) qc.invalidateQueries({ queryKey: qk.ticketsOf(projectId) });
+      for (const key of planningKeys(projectId)) qc.invalidateQueries({ queryKey: key });
     },
   });
+  return mutation;
 }
 
 export interface NewTicket extends TicketPatch {
@@ -107,6 +130,7 @@ export function useCreateTicket(projectId: string) {
         list ? upsertTicket(list, mergeable(created)) : list,
       );
       if (created.parentId) qc.invalidateQueries({ queryKey: qk.ticketsOf(projectId) });
+      for (const key of planningKeys(projectId)) qc.invalidateQueries({ queryKey: key });
     },
   });
 }
@@ -114,9 +138,11 @@ export function useCreateTicket(projectId: string) {
 export function useDeleteTicket(projectId: string) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (ticketId: string) => api(ticketPath(projectId, ticketId), { method: 'DELETE' }),
+    mutationFn: (ticketId: string) =>
+      api<{ success: true; trashId: string }>(ticketPath(projectId, ticketId), { method: 'DELETE' }),
     onSuccess: () => {
       qc.invalidateQueries({ queryKey: qk.tickets(projectId) });
+      for (const key of planningKeys(projectId)) qc.invalidateQueries({ queryKey: key });
     },
   });
 }
@@ -130,4 +156,7 @@ export const bulkUpdateTickets = (projectId: string, ticketIds: string[], update
 
 /** Deletes several tickets, all or nothing. */
 export const bulkDeleteTickets = (projectId: string, ticketIds: string[]) =>
-  api<{ success: true; deleted: number }>(ticketPath(projectId), { method: 'DELETE', body: { ticketIds } });
+  api<{ success: true; deleted: number; trashIds: string[] }>(ticketPath(projectId), {
+    method: 'DELETE',
+    body: { ticketIds },
+  });

@@ -1,5 +1,4 @@
-import { type FormEvent, useState } from 'react';
-import { LIMITS } from '../../shared/limits';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { parseTicketKey } from '../../shared/rules';
 import { errorText } from '../api/client';
 import { useColumns } from '../api/columns';
@@ -7,11 +6,13 @@ import { useLabels } from '../api/labels';
 import { useMembers } from '../api/members';
 import { useProjects } from '../api/projects';
 import { useSprints } from '../api/sprints';
+import { type Template, useTemplates } from '../api/templates';
 import { type TicketPatch, useCreateTicket, useTickets } from '../api/tickets';
 import { PRIORITIES, type Priority, TICKET_TYPES, type TicketType } from '../api/types';
 import { MentionTextarea } from './MentionTextarea';
+import { LabelCheckboxes, MemberOptions, PointOptions } from './ticket-fields';
 import { useToast } from './toast';
-import { Button, ColorDot, Dialog, Field, Input, Select } from './ui';
+import { Button, Dialog, Field, Input, Select } from './ui';
 
 export function NewTicketDialog({
   projectId: initialProject,
@@ -46,6 +47,46 @@ export function NewTicketDialog({
   const [parentKey, setParentKey] = useState('');
   const [labelIds, setLabelIds] = useState<string[]>(defaults?.labelIds ?? []);
   const [error, setError] = useState<string | null>(null);
+
+  // Templates (decision 050): choosing one fills the fields the user has not changed; the fields the
+  // page preset (`defaults`) count as changed. The project's default template is chosen at first.
+  const templates = useTemplates(projectId || undefined);
+  const [templateId, setTemplateId] = useState<string | null>(null);
+  const touched = useRef(new Set(Object.keys(defaults ?? {})));
+  const edit =
+    <T,>(field: string, set: (v: T) => void) =>
+    (v: T) => {
+      touched.current.add(field);
+      set(v);
+    };
+  const applyTemplate = (t: Template | undefined) => {
+    const fill = <T,>(field: string, set: (v: T) => void, v: T) => {
+      if (!touched.current.has(field)) set(v);
+    };
+    const member = (id: string | null | undefined) =>
+      id && members.data?.some((m) => m.userId === id) ? id : '';
+    fill('title', setTitle, t?.title ?? '');
+    fill('type', setType, (t?.type as TicketType | null) ?? 'Task');
+    fill('priority', setPriority, (t?.priority as Priority | null) ?? 'Medium');
+    fill('assigneeId', setAssigneeId, member(t?.assigneeId));
+    fill('storyPoints', setStoryPoints, t?.storyPoints != null ? String(t.storyPoints) : '');
+    fill('labelIds', setLabelIds, t?.labels.map((l) => l.id) ?? []);
+    fill('description', setDescription, t?.description ?? '');
+  };
+  const chooseTemplate = (id: string) => {
+    setTemplateId(id);
+    applyTemplate(templates.data?.find((t) => t.id === id));
+  };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the project's templates arrive
+  useEffect(() => {
+    if (templateId !== null || !templates.data || !members.data) return;
+    const preset = templates.data.find((t) => t.isDefault);
+    setTemplateId(preset?.id ?? '');
+    if (preset) applyTemplate(preset);
+  }, [templates.data, members.data]);
+  // Another project: its own templates and default.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only on a change of project
+  useEffect(() => setTemplateId(null), [projectId]);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -100,6 +141,21 @@ export function NewTicketDialog({
             )}
           </Field>
         )}
+        {(templates.data?.length ?? 0) > 0 && (
+          <Field label="Template">
+            {(id) => (
+              <Select id={id} value={templateId ?? ''} onChange={(e) => chooseTemplate(e.target.value)}>
+                <option value="">No template</option>
+                {templates.data!.map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.name}
+                    {t.isDefault ? ' (default)' : ''}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
+        )}
         <Field label="Title">
           {(id) => (
             <Input
@@ -107,7 +163,7 @@ export function NewTicketDialog({
               name="title"
               value={title}
               maxLength={255}
-              onChange={(e) => setTitle(e.target.value)}
+              onChange={(e) => edit('title', setTitle)(e.target.value)}
               placeholder="What needs doing?"
             />
           )}
@@ -115,7 +171,11 @@ export function NewTicketDialog({
         <div className="grid grid-cols-2 gap-3">
           <Field label="Type">
             {(id) => (
-              <Select id={id} value={type} onChange={(e) => setType(e.target.value as TicketType)}>
+              <Select
+                id={id}
+                value={type}
+                onChange={(e) => edit('type', setType)(e.target.value as TicketType)}
+              >
                 {TICKET_TYPES.map((t) => (
                   <option key={t}>{t}</option>
                 ))}
@@ -124,7 +184,11 @@ export function NewTicketDialog({
           </Field>
           <Field label="Priority">
             {(id) => (
-              <Select id={id} value={priority} onChange={(e) => setPriority(e.target.value as Priority)}>
+              <Select
+                id={id}
+                value={priority}
+                onChange={(e) => edit('priority', setPriority)(e.target.value as Priority)}
+              >
                 {PRIORITIES.map((p) => (
                   <option key={p}>{p}</option>
                 ))}
@@ -145,25 +209,25 @@ export function NewTicketDialog({
           </Field>
           <Field label="Assignee">
             {(id) => (
-              <Select id={id} value={assigneeId} onChange={(e) => setAssigneeId(e.target.value)}>
+              <Select
+                id={id}
+                value={assigneeId}
+                onChange={(e) => edit('assigneeId', setAssigneeId)(e.target.value)}
+              >
                 <option value="">Unassigned</option>
-                {members.data?.map((m) => (
-                  <option key={m.userId} value={m.userId}>
-                    {m.user.name ?? m.user.username}
-                  </option>
-                ))}
+                <MemberOptions members={members.data} />
               </Select>
             )}
           </Field>
           <Field label="Story points">
             {(id) => (
-              <Select id={id} value={storyPoints} onChange={(e) => setStoryPoints(e.target.value)}>
+              <Select
+                id={id}
+                value={storyPoints}
+                onChange={(e) => edit('storyPoints', setStoryPoints)(e.target.value)}
+              >
                 <option value="">No estimate</option>
-                {LIMITS.storyPoints.map((n) => (
-                  <option key={n} value={String(n)}>
-                    {n}
-                  </option>
-                ))}
+                <PointOptions />
               </Select>
             )}
           </Field>
@@ -209,30 +273,19 @@ export function NewTicketDialog({
             )}
           </Field>
         </div>
-        {(labels.data?.length ?? 0) > 0 && (
-          <fieldset className="flex flex-wrap items-center gap-x-3 gap-y-1.5">
-            <legend className="mb-1 text-[12px] font-medium text-muted">Labels</legend>
-            {labels.data!.map((l) => (
-              <label key={l.id} className="flex items-center gap-1.5 text-[13px]">
-                <input
-                  type="checkbox"
-                  checked={labelIds.includes(l.id)}
-                  onChange={(e) =>
-                    setLabelIds((ids) => (e.target.checked ? [...ids, l.id] : ids.filter((x) => x !== l.id)))
-                  }
-                />
-                <ColorDot color={l.color} /> {l.name}
-              </label>
-            ))}
-          </fieldset>
-        )}
+        <LabelCheckboxes
+          legend="Labels"
+          labels={labels.data}
+          value={labelIds}
+          onChange={edit('labelIds', setLabelIds)}
+        />
         <Field label="Description (Markdown, optional)">
           {(id) => (
             <MentionTextarea
               id={id}
               rows={4}
               value={description}
-              onValue={setDescription}
+              onValue={edit('description', setDescription)}
               people={(members.data ?? []).map((m) => ({
                 username: m.user.username,
                 name: m.user.name,

@@ -11,12 +11,14 @@ import { ColorDot, ErrorState, Skeleton } from './ui';
 const TABS = [
   { id: 'board', label: 'Board', path: '' },
   { id: 'backlog', label: 'Backlog', path: '/backlog' },
+  { id: 'epics', label: 'Epics', path: '/epics' },
+  { id: 'timeline', label: 'Timeline', path: '/timeline' },
   { id: 'reports', label: 'Reports', path: '/reports' },
   { id: 'settings', label: 'Settings', path: '/settings' },
 ] as const;
 export type ProjectTab = (typeof TABS)[number]['id'];
 
-/** The project's pages as tabs: board, backlog, reports and settings. */
+/** The project's pages as tabs: board, backlog, epics, timeline, reports and settings. */
 export function ProjectTabs({ project, current }: { project: Project; current: ProjectTab }) {
   useDocumentTitle(`${TABS.find((t) => t.id === current)?.label} · ${project.name}`);
   return (

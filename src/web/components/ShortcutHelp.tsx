@@ -15,6 +15,9 @@ export const SHORTCUTS: { keys: string[]; what: string }[] = [
   { keys: ['S'], what: 'On a focused card: set the status (column)' },
   { keys: ['P'], what: 'On a focused card: set the priority' },
   { keys: ['L'], what: 'On a focused card: set the labels' },
+  { keys: ['←', '→'], what: 'On a timeline bar: move it a day' },
+  { keys: ['Shift', '←', '→'], what: 'On a timeline bar: change the due date' },
+  { keys: ['Alt', '←', '→'], what: 'On a timeline bar: change the start date' },
 ];
 
 export function ShortcutHelp({ onClose }: { onClose: () => void }) {

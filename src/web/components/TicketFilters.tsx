@@ -4,16 +4,22 @@ import { enc, errorText, listAll } from '../api/client';
 import { projectPath } from '../api/projects';
 import { useViews } from '../api/search';
 import { type Label, type Member, PRIORITIES, TICKET_TYPES, type Ticket } from '../api/types';
-import { SearchIcon } from './icons';
-import { Input } from './ui';
+import { PriorityIcon, SearchIcon, TypeIcon } from './icons';
+import { MultiPicker } from './MultiPicker';
+import { Avatar, ColorDot, Input } from './ui';
 
-/** The ticket filters the board and the backlog share ('' is "any"). */
+/**
+ * The ticket filters the board and the backlog share ('' or [] is "any"). A list matches any of its
+ * values; the filters together must all match (docs/decisions/049-swimlanes-and-filters.md).
+ */
 export interface TicketFilterValues {
   text: string;
-  type: string;
-  priority: string;
-  assignee: string; // '' | 'none' | 'me' | user id
-  label: string;
+  type: string[];
+  priority: string[];
+  /** 'none' (unassigned), 'me' (whoever looks) or user ids. */
+  assignee: string[];
+  /** Label names (a label id from an older link matches too). */
+  label: string[];
   /** A saved view ('' for none), and the tickets of this project its query finds (null: not loaded). */
   view: string;
   viewTicketIds: ReadonlySet<string> | null;
@@ -21,27 +27,48 @@ export interface TicketFilterValues {
 
 export const noTicketFilters: TicketFilterValues = {
   text: '',
-  type: '',
-  priority: '',
-  assignee: '',
-  label: '',
+  type: [],
+  priority: [],
+  assignee: [],
+  label: [],
   view: '',
   viewTicketIds: null,
 };
 
 export const anyTicketFilter = (f: TicketFilterValues) =>
-  Boolean(f.text || f.type || f.priority || f.assignee || f.label || f.view);
+  Boolean(f.text || f.type.length || f.priority.length || f.assignee.length || f.label.length || f.view);
+
+/** Whether a ticket's assignee is one of `values` ('none', 'me' = the signed-in user `me`, user ids). */
+export function assigneeMatches(t: Ticket, values: string[], me?: string) {
+  return values.some((v) =>
+    v === 'none' ? !t.assigneeId : v === 'me' ? !!me && t.assigneeId === me : t.assigneeId === v,
+  );
+}
+
+/** Whether a ticket has one of the labels (by name in any case, or by id). */
+function labelMatches(t: Ticket, values: string[], labelsById?: Map<string, Label>) {
+  const wanted = new Set(values.map((v) => v.toLowerCase()));
+  const ids = t.labelIds ?? t.labels?.map((l) => l.id) ?? [];
+  return ids.some((id) => {
+    const name = labelsById?.get(id)?.name ?? t.labels?.find((l) => l.id === id)?.name;
+    return wanted.has(id.toLowerCase()) || (name !== undefined && wanted.has(name.toLowerCase()));
+  });
+}
 
 /**
  * Whether a ticket passes the filters; the text matches its key, title or description, and the
  * assignee `me` is the signed-in user (`me`).
  */
-export function matchesTicketFilters(t: Ticket, f: TicketFilterValues, me?: string) {
-  const assignee = f.assignee === 'me' ? (me ?? '') : f.assignee;
-  if (assignee === 'none' ? t.assigneeId : assignee && t.assigneeId !== assignee) return false;
-  if (f.type && t.type !== f.type) return false;
-  if (f.priority && t.priority !== f.priority) return false;
-  if (f.label && !(t.labelIds ?? t.labels?.map((l) => l.id) ?? []).includes(f.label)) return false;
+export function matchesTicketFilters(
+  t: Ticket,
+  f: TicketFilterValues,
+  me?: string,
+  labelsById?: Map<string, Label>,
+) {
+  if (f.assignee.length && !assigneeMatches(t, f.assignee, me)) return false;
+  if (f.type.length && !f.type.includes(t.type)) return false;
+  if (f.priority.length && !f.priority.includes(t.priority)) return false;
+  if (f.label.length && !labelMatches(t, f.label, labelsById)) return false;
   if (f.view && f.viewTicketIds && !f.viewTicketIds.has(t.id)) return false;
   if (f.text) {
     const q = f.text.toLowerCase();
@@ -136,8 +163,6 @@ export function TicketFilterFields<F extends TicketFilterValues>({
   searchTestId?: string;
   between?: ReactNode;
 }) {
-  const set = (k: keyof TicketFilterValues) => (e: { target: { value: string } }) =>
-    setFilters({ ...filters, [k]: e.target.value });
   return (
     <>
       <div className="relative flex shrink-0 items-center">
@@ -147,7 +172,7 @@ export function TicketFilterFields<F extends TicketFilterValues>({
         <Input
           ref={searchRef}
           value={filters.text}
-          onChange={set('text')}
+          onChange={(e) => setFilters({ ...filters, text: e.target.value })}
           onKeyDown={(e) => {
             if (e.key === 'Escape' && filters.text) {
               e.preventDefault();
@@ -162,49 +187,47 @@ export function TicketFilterFields<F extends TicketFilterValues>({
         {searchExtra}
       </div>
       {between}
-      <select
-        aria-label="Assignee"
-        className={smallSelect}
+      <MultiPicker
+        label="Assignee"
+        anyText="Any assignee"
         value={filters.assignee}
-        onChange={set('assignee')}
-      >
-        <option value="">Any assignee</option>
-        <option value="me">Me</option>
-        <option value="none">Unassigned</option>
-        {members.map((m) => (
-          <option key={m.userId} value={m.userId}>
-            {m.user.name ?? m.user.username}
-          </option>
-        ))}
-      </select>
-      <select aria-label="Type" className={smallSelect} value={filters.type} onChange={set('type')}>
-        <option value="">Any type</option>
-        {TICKET_TYPES.map((t) => (
-          <option key={t}>{t}</option>
-        ))}
-      </select>
-      <select
-        aria-label="Priority"
-        className={smallSelect}
+        onChange={(assignee) => setFilters({ ...filters, assignee })}
+        options={[
+          { value: 'me', label: 'Me' },
+          { value: 'none', label: 'Unassigned' },
+          ...members.map((m) => ({
+            value: m.userId,
+            label: m.user.name ?? m.user.username,
+            icon: <Avatar name={m.user.name ?? m.user.username} src={m.user.avatar} size={16} />,
+          })),
+        ]}
+      />
+      <MultiPicker
+        label="Type"
+        anyText="Any type"
+        value={filters.type}
+        onChange={(type) => setFilters({ ...filters, type })}
+        options={TICKET_TYPES.map((t) => ({ value: t, label: t, icon: <TypeIcon type={t} /> }))}
+      />
+      <MultiPicker
+        label="Priority"
+        anyText="Any priority"
         value={filters.priority}
-        onChange={set('priority')}
-      >
-        <option value="">Any priority</option>
-        {PRIORITIES.map((p) => (
-          <option key={p}>{p}</option>
-        ))}
-      </select>
+        onChange={(priority) => setFilters({ ...filters, priority })}
+        options={[...PRIORITIES]
+          .reverse()
+          .map((p) => ({ value: p, label: p, icon: <PriorityIcon priority={p} /> }))}
+      />
       {members[0] && (
         <ViewFilter projectId={members[0].projectId} filters={filters} setFilters={setFilters} />
       )}
-      <select aria-label="Label" className={smallSelect} value={filters.label} onChange={set('label')}>
-        <option value="">Any label</option>
-        {labels.map((l) => (
-          <option key={l.id} value={l.id}>
-            {l.name}
-          </option>
-        ))}
-      </select>
+      <MultiPicker
+        label="Label"
+        anyText="Any label"
+        value={filters.label}
+        onChange={(label) => setFilters({ ...filters, label })}
+        options={labels.map((l) => ({ value: l.name, label: l.name, icon: <ColorDot color={l.color} /> }))}
+      />
     </>
   );
 }

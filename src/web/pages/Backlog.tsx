@@ -36,9 +36,15 @@ import {
   SprintFormDialog,
   StartSprintDialog,
 } from '../components/sprint/SprintDialogs';
-import { matchesTicketFilters, noTicketFilters, type TicketFilterValues } from '../components/TicketFilters';
+import {
+  anyTicketFilter,
+  matchesTicketFilters,
+  noTicketFilters,
+  type TicketFilterValues,
+} from '../components/TicketFilters';
 import { useToast } from '../components/toast';
 import { Button, EmptyState, ErrorState, Skeleton } from '../components/ui';
+import { filtersFromSearch, replaceSearch, searchOfFilters } from '../lib/filter-address';
 import { SelectionBar, SprintActionsBar, Toolbar } from './backlog-bars';
 import { PlanSection, type RowContext } from './backlog-sections';
 import { TicketDrawer } from './ticket-drawer';
@@ -76,6 +82,23 @@ export const SORTS: { key: SortKey; label: string; desc: boolean }[] = [
   { key: 'points', label: 'Story points', desc: true },
   { key: 'updated', label: 'Last updated', desc: true },
 ];
+
+/** The sort as the address writes it: `priority-desc`. */
+const sortText = (s: { key: SortKey; desc: boolean }) => `${s.key}-${s.desc ? 'desc' : 'asc'}`;
+
+/** The backlog's filters and sort named by a query string (the defaults for what it leaves out). */
+export function backlogStateOf(search: string) {
+  const named = filtersFromSearch(search) ?? {};
+  const [key, dir] = (named.sort ?? '').split('-');
+  const known = SORTS.find((s) => s.key === key);
+  const { sort: _sort, group: _group, sprint: _sprint, ...rest } = named;
+  return {
+    filters: { ...noTicketFilters, ...rest },
+    sort: known
+      ? { key: known.key, desc: dir ? dir === 'desc' : known.desc }
+      : { key: 'rank' as SortKey, desc: false },
+  };
+}
 
 export const BACKLOG = 'backlog';
 export const SECTION = 'section:';
@@ -133,8 +156,13 @@ export function Backlog({
   const actions = useSprintActions(project.id);
   const update = useUpdateTicket(project.id);
 
-  const [filters, setFilters] = useState<TicketFilterValues>(noTicketFilters);
-  const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'rank', desc: false });
+  // Filters and sort come from the address (a shared link, a reload) and are written back to it.
+  const [initial] = useState(() => backlogStateOf(window.location.search));
+  const [filters, setFilters] = useState<TicketFilterValues>(initial.filters);
+  const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>(initial.sort);
+  useEffect(() => {
+    replaceSearch(searchOfFilters({ ...filters, sort: sortText(sort) }, { sort: 'rank-asc' }));
+  }, [filters, sort]);
   const [selected, setSelected] = useState<Set<string>>(() => new Set());
   const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
   const [dialog, setDialog] = useState<DialogState | null>(null);
@@ -208,7 +236,7 @@ export function Backlog({
     return (sort.desc ? -d : d) || a.number - b.number;
   };
   const shownOf = (k: string) =>
-    (bySection.get(k) ?? []).filter((t) => matchesTicketFilters(t, filters, me)).sort(compare);
+    (bySection.get(k) ?? []).filter((t) => matchesTicketFilters(t, filters, me, labelsById)).sort(compare);
 
   const toggle = (ids: string[], on: boolean) =>
     setSelected((s) => {
@@ -229,18 +257,19 @@ export function Backlog({
     if (moving.length === 0) return;
     if (moving.length === 1) {
       const t = moving[0];
-      update.mutate(
-        { ticket: t, patch: { sprintId: target } },
-        { onSuccess: () => toast.show(`${t.key} moved to ${sectionName(target)}`) },
-      );
+      update.mutate({
+        ticket: t,
+        patch: { sprintId: target },
+        undoText: `${t.key} moved to ${sectionName(target)}`,
+      });
       return;
     }
     actions
       .bulkUpdate(
         moving.map((t) => t.id),
         { sprintId: target },
+        `${moving.length} tickets moved to ${sectionName(target)}`,
       )
-      .then(() => toast.show(`${moving.length} tickets moved to ${sectionName(target)}`))
       .catch((err) => toast.error(`Could not move the tickets: ${errorText(err)}`));
   };
 
@@ -281,7 +310,7 @@ export function Backlog({
 
   const error = tickets.error ?? columns.error ?? sprints.error;
   const ready = !!(tickets.data && columns.data && sprints.data);
-  const anyFilter = Object.values(filters).some(Boolean);
+  const anyFilter = anyTicketFilter(filters);
   const weeks = settings.data?.defaultSprintDuration ?? 2;
 
   const rowContext: RowContext = {

@@ -6,6 +6,8 @@ import { ColumnsSection } from './settings-columns';
 import { DeleteProjectSection, GeneralSection, TicketDeletionSection } from './settings-general';
 import { LabelsSection, SprintSettingsSection } from './settings-labels';
 import { MembersSection } from './settings-members';
+import { TemplatesSection } from './settings-templates';
+import { TrashSection } from './settings-trash';
 import { WebhooksSection } from './settings-webhooks';
 
 export type Role = ProjectRole;
@@ -36,8 +38,10 @@ export function SettingsBody({ project }: { project: Project }) {
       <ColumnsSection project={project} canEdit={manage} />
       <MembersSection project={project} role={role} userId={userId} />
       <LabelsSection project={project} />
+      <TemplatesSection project={project} canEdit={manage} />
       <SprintSettingsSection project={project} canEdit={manage} />
       {manage && <WebhooksSection project={project} />}
+      {role && <TrashSection project={project} manage={manage} />}
       {role === 'owner' && <DeleteProjectSection project={project} />}
     </div>
   );

@@ -12,7 +12,8 @@ import { PlusIcon } from '../components/icons';
 import { TicketCardBody } from '../components/TicketCard';
 import { useToast } from '../components/toast';
 import { Input } from '../components/ui';
-import { COL_PREFIX, type MemberUser } from './board';
+import type { MemberUser } from './board';
+import { COL_PREFIX } from './board-drive';
 
 export function ticketLabels(t: Ticket, labelsById: Map<string, Label>): Label[] {
   if (t.labelIds)
@@ -34,6 +35,8 @@ export const GAP = 6;
 export const BoardColumn = memo(function BoardColumn({
   project,
   column,
+  cellId = column.id,
+  laneName,
   ids,
   byId,
   labelsById,
@@ -46,6 +49,10 @@ export const BoardColumn = memo(function BoardColumn({
 }: {
   project: Project;
   column: Column;
+  /** The drop container: the column, or with swimlanes the lane's part of it. */
+  cellId?: string;
+  /** With swimlanes, the lane's name (for screen readers). */
+  laneName?: string;
   ids: string[];
   byId: Map<string, Ticket>;
   labelsById: Map<string, Label>;
@@ -57,7 +64,7 @@ export const BoardColumn = memo(function BoardColumn({
   selected: Set<string>;
   onToggleSelected: (id: string) => void;
 }) {
-  const { setNodeRef, isOver } = useDroppable({ id: `${COL_PREFIX}${column.id}` });
+  const { setNodeRef, isOver } = useDroppable({ id: `${COL_PREFIX}${cellId}` });
   const scrollRef = useRef<HTMLDivElement>(null);
   const activeIndex = activeId ? ids.indexOf(activeId) : -1;
   const virtualizer = useVirtualizer({
@@ -81,13 +88,15 @@ export const BoardColumn = memo(function BoardColumn({
   return (
     <section
       ref={setNodeRef}
-      aria-label={`${column.name} column`}
+      aria-label={laneName ? `${column.name} column, ${laneName}` : `${column.name} column`}
       data-testid="column"
       data-column-name={column.name}
       data-column-id={column.id}
-      className={`flex max-h-full w-[min(272px,calc(100vw-56px))] shrink-0 snap-start flex-col rounded-lg border ${isOver ? 'border-accent' : 'border-transparent'} bg-subtle`}
+      data-cell-id={cellId}
+      className={`flex ${laneName ? 'max-h-[60vh] pt-2' : 'max-h-full'} w-[min(272px,calc(100vw-56px))] shrink-0 snap-start flex-col rounded-lg border ${isOver ? 'border-accent' : 'border-transparent'} bg-subtle`}
     >
-      <div className="flex h-9 shrink-0 items-center gap-2 px-2.5">
+      {/* In a lane the column's name and count are in the board's header row. */}
+      <div className={`${laneName ? 'hidden' : 'flex'} h-9 shrink-0 items-center gap-2 px-2.5`}>
         <h2 className="min-w-0 flex-1 truncate text-[12px] font-semibold text-fg">{column.name}</h2>
         <span className="text-[12px] text-faint" data-testid="column-count">
           {ids.length}

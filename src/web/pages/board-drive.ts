@@ -64,6 +64,8 @@ export function boardCollisions(keyboardTarget: { current: string | null }): Col
  */
 export function boardKeyboardCoordinates(opts: {
   columnOrder: () => string[];
+  /** With swimlanes, Left and Right stay in the card's lane. */
+  sameLane?: (a: string, b: string) => boolean;
   containers: () => Containers;
   keyboardTarget: { current: string | null };
 }): KeyboardCoordinateGetter {
@@ -80,7 +82,7 @@ export function boardKeyboardCoordinates(opts: {
     const from = order.find((c) => containers[c]?.includes(id));
     if (!from) return undefined;
     const to = order[order.indexOf(from) + (event.code === 'ArrowRight' ? 1 : -1)];
-    if (!to) return undefined;
+    if (!to || (opts.sameLane && !opts.sameLane(from, to))) return undefined;
     const place = containers[from].indexOf(id);
     const target = containers[to] ?? [];
     const cardId = target[place];

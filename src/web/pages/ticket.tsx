@@ -4,6 +4,7 @@ import { Link } from 'wouter';
 import { ApiError, errorText } from '../api/client';
 import { useMayDeleteTicket } from '../api/members';
 import { type TicketPatch, useDeleteTicket, useTicket, useTickets, useUpdateTicket } from '../api/tickets';
+import { useUndoDelete } from '../api/trash';
 import type { FullTicket, Project } from '../api/types';
 import { useToast } from '../components/toast';
 import { Button, Dialog, EmptyState, ErrorState, Skeleton } from '../components/ui';
@@ -127,6 +128,7 @@ export function TicketView({
 }) {
   const update = useUpdateTicket(project.id);
   const del = useDeleteTicket(project.id);
+  const undoDelete = useUndoDelete(project.id);
   const toast = useToast();
   const tickets = useTickets(project.id);
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -213,8 +215,8 @@ export function TicketView({
       {confirmDelete && (
         <Dialog title={`Delete ${ticket.key}?`} onClose={() => setConfirmDelete(false)} width="max-w-sm">
           <p className="mb-4 text-muted">
-            The ticket, its comments and its files are deleted for everyone. Its subtasks stay, without a
-            parent.
+            The ticket, its comments and its files are deleted for everyone; project admins can restore it
+            from the trash for 30 days. Its subtasks stay, without a parent.
           </p>
           <div className="flex justify-end gap-2">
             <Button onClick={() => setConfirmDelete(false)}>Cancel</Button>
@@ -223,8 +225,8 @@ export function TicketView({
               disabled={del.isPending}
               onClick={() =>
                 del.mutate(ticket.id, {
-                  onSuccess: () => {
-                    toast.show(`Deleted ${ticket.key}`);
+                  onSuccess: (out) => {
+                    undoDelete(`Deleted ${ticket.key}`, [out.trashId]);
                     onClose();
                   },
                   onError: (err) => toast.error(`Could not delete ${ticket.key}: ${errorText(err)}`),

@@ -2,7 +2,6 @@
 import type { SprintActions } from '../../api/sprints';
 import type { Ticket } from '../../api/types';
 import { ConfirmDialog } from '../ConfirmDialog';
-import { useToast } from '../toast';
 
 export function BulkDeleteDialog({
   tickets,
@@ -15,7 +14,6 @@ export function BulkDeleteDialog({
   onDeleted: () => void;
   onClose: () => void;
 }) {
-  const toast = useToast();
   const n = tickets.length;
   const s = n === 1 ? '' : 's';
   return (
@@ -24,9 +22,9 @@ export function BulkDeleteDialog({
       confirmLabel={`Delete ${n} ticket${s}`}
       busyLabel="Deleting…"
       onConfirm={async () => {
+        // The answer's toast offers Undo (a restore from the trash).
         await actions.bulkDelete(tickets.map((t) => t.id));
         onDeleted();
-        toast.show(`${n} ticket${s} deleted`);
       }}
       onClose={onClose}
     >
@@ -35,8 +33,8 @@ export function BulkDeleteDialog({
           .slice(0, 8)
           .map((t) => t.key)
           .join(', ')}
-        {n > 8 ? ` and ${n - 8} more` : ''} will be deleted with their comments and attachments. This cannot
-        be undone.
+        {n > 8 ? ` and ${n - 8} more` : ''} will be deleted with their comments and attachments. Project
+        admins can restore them from the trash for 30 days.
       </p>
     </ConfirmDialog>
   );

@@ -64,10 +64,13 @@ export function BulkEditDialog({
     setError(null);
     try {
       const ids = tickets.map((t) => t.id);
+      const done = `${tickets.length} ticket${tickets.length === 1 ? '' : 's'} updated`;
+      // One update: its toast offers the undo. Labels added or removed take one update per
+      // resulting label set, and offer no undo.
       if (!labelsChange) {
-        await actions.bulkUpdate(ids, updates);
+        await actions.bulkUpdate(ids, updates, done);
       } else if (labelMode === 'replace') {
-        await actions.bulkUpdate(ids, { ...updates, labelIds: chosen });
+        await actions.bulkUpdate(ids, { ...updates, labelIds: chosen }, done);
       } else {
         // Adding or removing gives each ticket its own label set: one bulk update per resulting set.
         const groups = new Map<string, { labelIds: string[]; ids: string[] }>();
@@ -83,9 +86,9 @@ export function BulkEditDialog({
           groups.set(key, g);
         }
         for (const g of groups.values())
-          await actions.bulkUpdate(g.ids, { ...updates, labelIds: g.labelIds });
+          await actions.bulkUpdate(g.ids, { ...updates, labelIds: g.labelIds }, false);
+        toast.show(done, 'success');
       }
-      toast.show(`${tickets.length} ticket${tickets.length === 1 ? '' : 's'} updated`, 'success');
       onDone();
       onClose();
     } catch (err) {
