@@ -9,15 +9,14 @@ import {
   scopesMarker,
   TABLE_SCOPES,
 } from '../src/db/changes.js';
-import { connect, type Db, EXTERNAL_CHECK_MS } from '../src/db/connect.js';
+import { connect, type Db } from '../src/db/connect.js';
 import { TABLES_IN_ORDER } from '../src/db/types.js';
 import { ReadCache, readCache } from '../src/domain/read-cache.js';
 import { createTestApp, dialect, type TestApp } from './helpers/app.js';
 import { makeProject, makeTicket, type ProjectOut } from './helpers/board.js';
 import { type Client, signUp } from './helpers/factories.js';
 
-/** Waits until another process's commit is seen by this process's cached reads. */
-const pastExternalCheck = () => new Promise((r) => setTimeout(r, EXTERNAL_CHECK_MS + 1));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A database seam whose changes the test announces by hand, on a real ChangeTracker. */
 function handTracked() {
@@ -176,6 +175,18 @@ describe('what a statement changes', () => {
     tx.reset();
     write(`update "sessions" set "last_used_at" = ? where "id" = ? ${scopesMarker([])}`);
     expect(tx.scopes()).toEqual([]);
+    // A statement with common table expressions: each write in it counts, a WITH … SELECT reads.
+    tx.begin();
+    tx.name(['project:abc']);
+    write(
+      'with t as (insert into tickets (id) values ($1) returning id) insert into ticket_watchers (ticket_id) select id from t',
+    );
+    expect(tx.scopes()).toEqual(['project:abc']);
+    write('with u as (update "users" set "name" = $1 returning id) select id from u');
+    expect(tx.scopes().sort()).toEqual(['project:abc', 'users']);
+    write('with x as (delete from somewhere_new returning id) select id from x');
+    expect(tx.scopes()).toEqual([ALL]);
+    expect(classify('with t as (select 1) select * from t').kind).toBe('read');
     expect(classify('select 1').kind).toBe('read');
     expect(classify('savepoint "a"').kind).toBe('read');
     expect(classify('rollback to savepoint "a"').kind).toBe('read');
@@ -210,6 +221,8 @@ describe('the generation of the database', () => {
     if (!c) throw new Error('both databases track changes');
     return c;
   };
+  /** Waits until another process's commit is seen by this process's cached reads. */
+  const pastExternalCheck = () => sleep(changes().staleMs + 1);
 
   it('announces a committed write by the projects it named, and nothing for a rollback or a read', async () => {
     const { tracker } = changes();
@@ -237,29 +250,43 @@ describe('the generation of the database', () => {
     expect(tracker.changedSince(mine, before)).toBe(true);
   });
 
-  it("folds in other processes' commits at most once per EXTERNAL_CHECK_MS", async () => {
+  it("folds in other processes' commits at most staleMs late, and at once when forced", async () => {
     const c = changes();
-    // A clock of the test's own, starting past the bound (so the first reading is fresh) and moved
-    // by hand; afterwards real time catches up with it before the next test.
-    let now = performance.now() + EXTERNAL_CHECK_MS;
+    // A clock of the test's own, moved by hand; afterwards real time catches up with it before the
+    // next test. The first reading is forced, so what is known is as of the clock's start.
+    let now = performance.now() + c.staleMs;
     const clock = vi.spyOn(performance, 'now').mockImplementation(() => now);
+    const write = (description: string) =>
+      other.kysely.updateTable('projects').set({ description }).where('id', '=', p.id).execute();
+    const mine = [`project:${p.id}`];
     try {
+      await c.refresh(true);
+      let seen = c.tracker.seq;
+      await write('quick');
+      now += c.staleMs / 10;
+      expect(c.refresh()).toBeUndefined(); // trusted within the bound: no reading, no waiting
+      expect(c.tracker.changedSince(mine, seen)).toBe(false);
+      now += c.staleMs;
       await c.refresh();
-      const seen = c.tracker.seq;
-      await other.kysely
-        .updateTable('projects')
-        .set({ description: 'quick' })
-        .where('id', '=', p.id)
-        .execute();
-      now += EXTERNAL_CHECK_MS / 2;
-      await c.refresh();
-      expect(c.tracker.changedSince([`project:${p.id}`], seen)).toBe(false); // trusted within the bound
-      now += EXTERNAL_CHECK_MS / 2;
-      await c.refresh();
-      expect(c.tracker.changedSince([`project:${p.id}`], seen)).toBe(true); // read again once it has passed
+      expect(c.tracker.changedSince(mine, seen)).toBe(true); // read again once it has passed
+      // Forced: a reading that starts now, however recent the last one.
+      seen = c.tracker.seq;
+      await write('forced');
+      await c.refresh(true);
+      expect(c.tracker.changedSince(mine, seen)).toBe(true);
+      if (dialect === 'postgres') {
+        // Between CHANGE_LOG_AHEAD_MS and the bound a request answers at once and a reading starts
+        // in the background: the commit is known once it is back, without anyone waiting for it.
+        seen = c.tracker.seq;
+        await write('ahead');
+        now += c.staleMs / 2;
+        expect(c.refresh()).toBeUndefined();
+        for (let i = 0; i < 100 && !c.tracker.changedSince(mine, seen); i++) await sleep(10);
+        expect(c.tracker.changedSince(mine, seen)).toBe(true);
+      }
     } finally {
       clock.mockRestore();
-      await new Promise((r) => setTimeout(r, 2 * EXTERNAL_CHECK_MS + 1));
+      await sleep(3 * c.staleMs + 1);
     }
   });
 
@@ -411,7 +438,7 @@ describe('the generation of the database', () => {
     },
   );
 
-  it('ends a session within EXTERNAL_CHECK_MS when it is deleted by another connection', async () => {
+  it('ends a session within staleMs when it is deleted by another connection', async () => {
     const user = await signUp(t.app);
     expect((await user.get('/api/me')).statusCode).toBe(200);
     expect((await user.get('/api/me')).statusCode).toBe(200);

@@ -87,6 +87,10 @@ export const TABLE_SCOPES: Record<string, TableClass> = {
 const MARKER = /\/\*docket:scopes([^*]*)\*\/\s*$/;
 const WRITE_TARGET = /^\s*(?:insert\s+into|update|delete\s+from)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?/i;
 const READ_ONLY = /^\s*select\b/i;
+/** A statement with common table expressions: `with … as (…) …`, whose parts may write. */
+const WITH = /^\s*with\b/i;
+/** Every write in a statement: its data-modifying CTEs and its main statement. */
+const WRITES_IN = /\b(?:insert\s+into|update|delete\s+from)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?/gi;
 
 /**
  * A comment to end a statement with, or to run alone inside a transaction: the writes it covers
@@ -106,7 +110,8 @@ export type Statement =
   | { kind: 'rollback' }
   /** A marker run alone: names scopes, runs nothing. */
   | { kind: 'marker'; scopes: string[] }
-  | { kind: 'write'; table: string | null; scopes: string[] | null };
+  /** The tables it writes (null: one it could not tell). */
+  | { kind: 'write'; tables: (string | null)[]; scopes: string[] | null };
 
 export function classify(sql: string): Statement {
   if (READ_ONLY.test(sql)) return { kind: 'read' };
@@ -121,8 +126,15 @@ export function classify(sql: string): Statement {
   if (head.startsWith('begin') || head.startsWith('start transaction')) return { kind: 'begin' };
   if (head.startsWith('commit')) return { kind: 'commit' };
   if (head.startsWith('rollback')) return { kind: 'rollback' };
+  if (WITH.test(sql)) {
+    // Its writes are found anywhere in it (our SQL carries values as parameters, never in its
+    // text); none: a read. One the list does not know still counts as everything.
+    const tables = [...sql.matchAll(WRITES_IN)].map((m) => m[1].toLowerCase());
+    if (tables.length === 0) return { kind: 'read' };
+    return { kind: 'write', tables, scopes };
+  }
   const target = WRITE_TARGET.exec(sql);
-  return { kind: 'write', table: target ? target[1].toLowerCase() : null, scopes };
+  return { kind: 'write', tables: [target ? target[1].toLowerCase() : null], scopes };
 }
 
 /**
@@ -154,14 +166,16 @@ export class PendingChanges {
       for (const x of s.scopes) this.#changed.add(x);
       return;
     }
-    const cls = s.table === null ? undefined : TABLE_SCOPES[s.table];
-    if (cls === undefined) this.#changed.add(ALL);
-    else if (cls === 'project') this.#projectWrite = true;
-    else if (cls === 'project-access') {
-      this.#projectWrite = true;
-      this.#accessWrite = true;
-      this.#changed.add('projects');
-    } else for (const x of cls) this.#changed.add(x);
+    for (const table of s.tables) {
+      const cls = table === null ? undefined : TABLE_SCOPES[table];
+      if (cls === undefined) this.#changed.add(ALL);
+      else if (cls === 'project') this.#projectWrite = true;
+      else if (cls === 'project-access') {
+        this.#projectWrite = true;
+        this.#accessWrite = true;
+        this.#changed.add('projects');
+      } else for (const x of cls) this.#changed.add(x);
+    }
   }
 
   /** What the writes so far changed; empty when nothing any cached read shows. */

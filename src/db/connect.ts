@@ -22,16 +22,27 @@ export interface Db {
    */
   arrays(query: CompiledQuery): Promise<unknown[][]>;
   /**
-   * What changed when (src/db/changes.ts, decision 047): this process's writes are announced to
-   * `tracker` as they commit, by the scopes they changed; `refresh` folds in the changes other
-   * processes committed (at most once per EXTERNAL_CHECK_MS): on SQLite, any commit of another
-   * connection (`data_version`) changes everything; on PostgreSQL, each instance's commits leave
-   * their scopes in the change log (`cache_changes`), read here. An answer computed after a refresh
-   * stays true while none of the scopes it shows changes (src/domain/read-cache.ts).
+   * What changed when (src/db/changes.ts, decisions 047 and 053): this process's writes are announced
+   * to `tracker` as they commit, by the scopes they changed; `refresh` folds in the changes other
+   * processes committed: on SQLite, any commit of another connection (`data_version`) changes
+   * everything; on PostgreSQL, each instance's commits leave their scopes in the change log
+   * (`cache_changes`), read here. An answer computed after a refresh stays true while none of the
+   * scopes it shows changes (src/domain/read-cache.ts).
    */
   changes: {
     tracker: ChangeTracker;
-    refresh(): void | Promise<void>;
+    /**
+     * How late, at most, another process's commit reaches this process's cached reads (ms). A
+     * refresh returns at once while what is known is this recent, and makes the caller wait for a
+     * reading only when it is older.
+     */
+    staleMs: number;
+    /**
+     * Folds in other processes' commits, so that what is known is at most `staleMs` old; with
+     * `force`, waits for a reading that starts now (every commit acknowledged before the call is
+     * then known: the event follower does it before handing another instance's events to clients).
+     */
+    refresh(force?: boolean): void | Promise<void>;
     /** After the migrations: start writing and reading the change log, if this database has one. */
     startLog?(): Promise<void>;
     /** PostgreSQL: removes the change log's entries older than it keeps (run once a minute). */
@@ -63,13 +74,26 @@ pg.types.setTypeParser(1700, (v) => Number(v));
 pg.types.setTypeParser(700, (v) => Number(v));
 
 /**
- * How long a reading of the other connections' commit counter is trusted. On SQLite, reading it takes
- * two file-lock system calls, which cost more than all the rest of a cached read; on PostgreSQL it
- * is a round trip. Under load, the requests of the same millisecond share one reading. So a commit
- * made by another process (the CLI, another Docket on the same database) reaches this process's
- * cached reads at most this late. This process's own writes count at once, always.
+ * SQLite: how long a reading of the other connections' commit counter is trusted. Reading it takes
+ * two file-lock system calls, which cost more than all the rest of a cached read; the requests of the
+ * same millisecond share one reading. So a commit made by another process (the CLI) reaches this
+ * process's cached reads at most this late. This process's own writes count at once, always.
  */
 export const EXTERNAL_CHECK_MS = 1;
+
+/**
+ * PostgreSQL: another instance's commit reaches this instance's cached reads at most this late
+ * (decision 053). Reading the change log is a round trip whose answer waits behind whatever the
+ * event loop is doing (half a megabyte of board list going out): awaited by every request, it
+ * cost the list of 1,000 more than half its rate. So requests wait for a reading only when the last
+ * one started more than CHANGE_LOG_STALE_MS ago (after a quiet spell); under load a reading starts
+ * in the background once the last is CHANGE_LOG_AHEAD_MS old, and requests answer from what is
+ * known. Events another instance committed are delivered to clients only after a reading that
+ * started once they were seen (src/events/follower.ts), so a client that refetches on an event
+ * never gets an answer older than it.
+ */
+export const CHANGE_LOG_STALE_MS = 20;
+const CHANGE_LOG_AHEAD_MS = 4;
 
 /**
  * How long the change log keeps an entry (PostgreSQL). An instance that has not read the log for
@@ -81,6 +105,40 @@ const CHANGE_LOG_LOCK = 727_070_003;
  * A change log entry, written just before COMMIT under a transaction-level lock that makes ids
  * commit in order: an instance that reads entries above the last id it saw never skips one.
  */
+/**
+ * Ends a write that goes to the database with its transaction's COMMIT, in the same message
+ * (PostgreSQL): its answer comes once the COMMIT has been sent. See `WITH_COMMIT_MARK`.
+ */
+const WITH_COMMIT = /\/\*docket:with-commit\*\/$/;
+
+/** Ends a write statement that is to be sent with its transaction's COMMIT (see WITH_COMMIT). */
+export const WITH_COMMIT_MARK = '/*docket:with-commit*/';
+
+interface Held {
+  text: string;
+  values: readonly unknown[];
+  resolve(answer: unknown): void;
+  reject(why: unknown): void;
+}
+
+/**
+ * A statement with its `$n` parameters written as literals, for the simple protocol (which takes
+ * several statements in one message but no parameters). Strings are quoted by the driver's own
+ * `escapeLiteral`; only the plain values a held statement carries are accepted.
+ */
+function inlineValues(text: string, values: readonly unknown[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => {
+    const v = values[Number(n) - 1];
+    if (v === null || v === undefined) return 'NULL';
+    if (typeof v === 'string') return pg.escapeLiteral(v);
+    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+    if (typeof v === 'boolean') return v ? 'true' : 'false';
+    throw new Error(`a statement sent with the COMMIT takes strings, numbers and booleans, not ${typeof v}`);
+  });
+}
+
+/** The name src/domain/prepared.ts gives a statement, at its end. */
+const PREPARED = /\/\*docket:prepare ([A-Za-z0-9_-]+)\*\/$/;
 const LOG_CHANGE_SQL = `with l as (select pg_advisory_xact_lock(${CHANGE_LOG_LOCK})) insert into cache_changes (origin, scopes, created_at) select $1, $2, $3 from l`;
 
 export async function connect(opts: ConnectOptions): Promise<Db> {
@@ -158,10 +216,11 @@ function connectSqlite(file: string): Db {
     observeQueries: timing.observe,
     changes: {
       tracker,
-      refresh: () => {
+      staleMs: EXTERNAL_CHECK_MS,
+      refresh: (force) => {
         // The time is taken before the reading, so a reading is never trusted for longer than the bound.
         const now = performance.now();
-        if (now - versionAt < EXTERNAL_CHECK_MS) return;
+        if (!force && now - versionAt < EXTERNAL_CHECK_MS) return;
         versionAt = now;
         const v = Number(dataVersion.get());
         // Another process (the CLI) committed: it says nothing of what, so everything changed.
@@ -228,9 +287,36 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     wrapped.add(client);
     const pending = new PendingChanges();
     const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-    /** Records a committed change in the log, in its transaction, in commit order. */
-    const log = (scopes: string[]) =>
-      logOn ? query(LOG_CHANGE_SQL, [origin, scopes.join(' '), new Date().toISOString()]) : null;
+    /** Statements held back to go with the COMMIT (`WITH_COMMIT`), answered once it is sent. */
+    let held: Held[] = [];
+    const dropHeld = (why: unknown) => {
+      for (const h of held) h.reject(why);
+      held = [];
+    };
+    /**
+     * Commits, in one round trip with what must go with the COMMIT: the statements held back and,
+     * when `scopes` is given, the change log's entry. They go as one message of several statements
+     * (the simple protocol, values written as literals), so the ordering locks they take (the event
+     * log's, the change log's) are held for no round trip at all. Should one fail, PostgreSQL skips
+     * the rest, the COMMIT included, and the caller rolls back.
+     */
+    const commitWith = async (scopes: string[] | null) => {
+      const with_ = held;
+      held = [];
+      const parts = with_.map((h) => inlineValues(h.text, h.values));
+      if (scopes)
+        parts.push(inlineValues(LOG_CHANGE_SQL, [origin, scopes.join(' '), new Date().toISOString()]));
+      if (parts.length === 0) return query('commit');
+      try {
+        const answer = await query(`${parts.join(';\n')};\ncommit`);
+        const results = Array.isArray(answer) ? answer : [answer];
+        for (const [i, h] of with_.entries()) h.resolve(results[i]);
+        return results[results.length - 1];
+      } catch (err) {
+        for (const h of with_) h.reject(err);
+        throw err;
+      }
+    };
     (client as { query: unknown }).query = (...args: unknown[]) => {
       // pg-pool's own `pool.query` passes a callback; the paths below answer with a promise, so a
       // callback is called from it (calling the driver with both would release the client twice).
@@ -247,6 +333,10 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     const intercept = (args: unknown[]): unknown => {
       const first = args[0] as string | { text?: string };
       const text = typeof first === 'string' ? first : (first?.text ?? '');
+      const prepared = typeof first === 'string' ? PREPARED.exec(text) : null;
+      // A statement of src/domain/prepared.ts: the driver's named statement, parsed and planned
+      // once per connection.
+      if (prepared) args = [{ name: prepared[1], text, values: args[1] }, ...args.slice(2)];
       const st = classify(text);
       if (st.kind === 'read') {
         statements++;
@@ -259,34 +349,41 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
       statements++;
       if (st.kind === 'begin') {
         pending.begin();
+        dropHeld(new Error('a new transaction began'));
         return query(...args);
       }
       if (st.kind === 'rollback') {
         pending.reset();
+        dropHeld(new Error('the transaction rolled back'));
         return query(...args);
       }
       if (st.kind === 'commit') {
         const scopes = pending.scopes();
         pending.reset();
-        if (scopes.length === 0) return query(...args);
+        const logged = logOn && scopes.length > 0;
+        if (scopes.length === 0 && held.length === 0) return query(...args);
+        if (!logged && held.length === 0)
+          return (query(...args) as Promise<unknown>).finally(() => tracker.changed(scopes));
         // Announced once the commit has answered: a read on another connection that ran while
         // the commit was under way may have missed it, and is then not kept (ChangeTracker).
         return (async () => {
           try {
-            await log(scopes);
+            return await commitWith(logged ? scopes : null);
           } catch (err) {
             await query('rollback').catch(() => {});
             throw err;
-          }
-          try {
-            return await query(...args);
           } finally {
             tracker.changed(scopes);
           }
         })();
       }
       pending.write(st);
-      if (pending.inTransaction) return query(...args);
+      if (pending.inTransaction) {
+        if (!WITH_COMMIT.test(text)) return query(...args);
+        // Sent with the COMMIT; answered then (src/domain/event-log.ts appends events so).
+        const values = (args[1] ?? []) as unknown[];
+        return new Promise((resolve, reject) => held.push({ text, values, resolve, reject }));
+      }
       // A write outside any transaction: it and its log entry commit together.
       const scopes = pending.scopes();
       pending.reset();
@@ -297,8 +394,7 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
         await query('begin');
         try {
           const result = await query(...args);
-          await log(scopes);
-          await query('commit');
+          await commitWith(scopes);
           return result;
         } catch (err) {
           await query('rollback').catch(() => {});
@@ -325,7 +421,11 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
   // order under LOG_CHANGE_SQL's lock). One reading at a time; requests meanwhile share it. A failed
   // reading, a gap of more than LOG_KEEP_MS, or more entries than one reading takes trust nothing.
   let seen = 0;
-  let refreshedAt = Number.NEGATIVE_INFINITY;
+  /** When the last finished reading started: every commit acknowledged before it is known. */
+  let freshAs = Number.NEGATIVE_INFINITY;
+  /** Readings started and finished (one at a time, so they finish in the order they start). */
+  let begun = 0;
+  let finished = 0;
   let prunedAt = performance.now();
   let reading: Promise<void> | null = null;
   const startLog = async () => {
@@ -333,7 +433,7 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     if (!exists.rows[0].t) return;
     const head = await pool.query<{ id: number | null }>('select max(id) as id from cache_changes');
     seen = Number(head.rows[0].id ?? 0);
-    refreshedAt = performance.now();
+    freshAs = performance.now();
     logOn = true;
     tracker.changed([ALL]);
   };
@@ -342,13 +442,15 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     const cutoff = new Date(Date.now() - LOG_KEEP_MS).toISOString();
     await pool.query('delete from cache_changes where created_at < $1', [cutoff]);
   };
-  const readLog = async (now: number) => {
+  const readLog = async () => {
+    const startedAt = performance.now();
+    const number = ++begun;
     try {
       if (!logOn) {
         tracker.changed([ALL]);
         return;
       }
-      if (now - refreshedAt > LOG_KEEP_MS / 2) tracker.changed([ALL]);
+      if (startedAt - freshAs > LOG_KEEP_MS / 2) tracker.changed([ALL]);
       const r = await pool.query<{ id: number; origin: string; scopes: string }>(
         'select id, origin, scopes from cache_changes where id > $1 order by id limit 500',
         [seen],
@@ -358,16 +460,32 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
         if (row.origin !== origin) tracker.changed(row.scopes.split(' ').filter(Boolean));
         seen = Math.max(seen, Number(row.id));
       }
-      refreshedAt = now;
-      if (now - prunedAt > LOG_KEEP_MS / 10) {
-        prunedAt = now;
+      if (startedAt - prunedAt > LOG_KEEP_MS / 10) {
+        prunedAt = startedAt;
         await prune().catch(() => {});
       }
     } catch {
+      // Nothing is trusted: everything changed, which is also as fresh as a reading can make it.
       tracker.changed([ALL]);
     } finally {
+      freshAs = Math.max(freshAs, startedAt);
+      finished = number;
       reading = null;
     }
+  };
+  /** The reading under way, or a new one. */
+  const aReading = () => {
+    reading ??= readLog();
+    return reading;
+  };
+  /** Waits until a reading that started at `since` or later has finished. */
+  const knownAs = async (since: number) => {
+    while (freshAs < since) await aReading();
+  };
+  /** Waits for a reading that starts after this call (the one under way may have missed a commit). */
+  const readNow = async () => {
+    const wanted = begun + 1;
+    while (finished < wanted) await aReading();
   };
   return {
     kysely,
@@ -378,11 +496,15 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     observeQueries: timing.observe,
     changes: {
       tracker,
-      refresh: () => {
+      staleMs: CHANGE_LOG_STALE_MS,
+      refresh: (force) => {
         const now = performance.now();
-        if (now - refreshedAt < EXTERNAL_CHECK_MS) return;
-        reading ??= readLog(now);
-        return reading;
+        if (force) return readNow();
+        const age = now - freshAs;
+        if (age <= CHANGE_LOG_AHEAD_MS) return;
+        if (age > CHANGE_LOG_STALE_MS) return knownAs(now - CHANGE_LOG_STALE_MS);
+        // Recent enough to answer from; read ahead in the background so it stays so under load.
+        void aReading();
       },
       startLog,
       prune,
@@ -394,6 +516,8 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
       return res.rows as unknown[][];
     },
     async close() {
+      // A reading started in the background finishes on the pool before it ends.
+      await reading;
       await kysely.destroy();
     },
   };

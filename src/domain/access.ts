@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { nameProjects } from '../db/changes.js';
+import { jsonRows, parseJsonRows } from '../db/json.js';
 import type { ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import { mayDeleteTicket } from '../shared/rules.js';
@@ -9,6 +10,7 @@ import { actorOf } from './context.js';
 import { AppError, forbidden, notFound } from './errors.js';
 import { arg, runPrepared } from './prepared.js';
 import { readCache } from './read-cache.js';
+import { knowHooks } from './webhooks/queue.js';
 
 /**
  * Named policies, checked before data access. A project the caller is not a member of reads as
@@ -48,25 +50,44 @@ export async function projectAccess(
   const actor = actorOf(ctx);
   // One query, compiled once (it runs on nearly every request): the project and the caller's
   // membership in it.
+  const accessQuery = (q: Tx) =>
+    q
+      .selectFrom('projects')
+      .leftJoin('project_members', (join) =>
+        join
+          .onRef('project_members.project_id', '=', 'projects.id')
+          .on('project_members.user_id', '=', arg(0)),
+      )
+      .selectAll('projects')
+      .select('project_members.role as member_role')
+      .where((eb) => eb.or([eb('projects.id', '=', arg(1)), eb('projects.key', '=', arg(2))]));
+  const args = [actor.userId, ref.toLowerCase(), ref.toUpperCase()];
   const lookup = async () => {
-    const [found] = await runPrepared(
-      db,
-      'project-access',
-      (q) =>
-        q
-          .selectFrom('projects')
-          .leftJoin('project_members', (join) =>
-            join
-              .onRef('project_members.project_id', '=', 'projects.id')
-              .on('project_members.user_id', '=', arg(0)),
-          )
-          .selectAll('projects')
-          .select('project_members.role as member_role')
-          .where((eb) => eb.or([eb('projects.id', '=', arg(1)), eb('projects.key', '=', arg(2))])),
-      [actor.userId, ref.toLowerCase(), ref.toUpperCase()],
-    );
+    const [found] = await runPrepared(db, 'project-access', accessQuery, args);
     if (!found) return null;
     const { member_role, ...project } = found;
+    return { project, memberRole: (member_role as Role | null) ?? null };
+  };
+  // In a write transaction the same statement also reads the project's active webhooks, which the
+  // transaction's events may need at its end (src/domain/webhooks/queue.ts `hooksFor`).
+  const lookupForWrite = async () => {
+    const [found] = await runPrepared(
+      db,
+      'project-access-write',
+      (q) =>
+        accessQuery(q).select(
+          jsonRows(
+            q,
+            [sql`w.id`, sql`w.events`],
+            sql`from webhooks w where w.project_id = projects.id and w.active = 1`,
+            sql`w.id`,
+          ).as('hooks_json'),
+        ),
+      args,
+    );
+    if (!found) return null;
+    const { member_role, hooks_json, ...project } = found;
+    knowHooks(db, project, parseJsonRows<[string, string]>(hooks_json));
     return { project, memberRole: (member_role as Role | null) ?? null };
   };
   // Outside transactions the answer is kept while the database is unchanged (a transaction may see
@@ -78,7 +99,7 @@ export async function projectAccess(
           // found yet may be created.
           v ? [`access:${v.project.id}`, 'users'] : ['projects', 'users'],
         )
-      : await lookup();
+      : await lookupForWrite();
   if (!found) throw notFound(ERR.projectNotFound);
   const { project, memberRole } = found;
   // In a write transaction: its writes to this project's tables change this project's cached

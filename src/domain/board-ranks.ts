@@ -45,6 +45,42 @@ export async function tryLockColumn(s: Pick<Services, 'db'>, tx: Tx, columnId: s
   return rows.length > 0;
 }
 
+/**
+ * Checks that the column a new ticket goes to is the project's, locks it (as lockColumn) and draws
+ * the project's next ticket number, in one statement on PostgreSQL: a create holds both locks to its COMMIT, so each round trip
+ * saved under them is one less for every other create of the project to wait for.
+ */
+export async function nextTicketNumber(
+  s: Pick<Services, 'db'>,
+  tx: Tx,
+  projectId: string,
+  columnId: string,
+): Promise<number> {
+  if (s.db.dialect === 'postgres') {
+    const { rows } = await sql<{
+      ticket_counter: number;
+    }>`update projects set ticket_counter = ticket_counter + 1
+      from (select id from columns where id = ${columnId} and project_id = ${projectId} for no key update) as c
+      where projects.id = ${projectId} returning ticket_counter`.execute(tx);
+    if (rows.length === 0) throw invalidField('columnId', 'Must be a column of this project');
+    return Number(rows[0].ticket_counter);
+  }
+  const column = await tx
+    .selectFrom('columns')
+    .select('id')
+    .where('id', '=', columnId)
+    .where('project_id', '=', projectId)
+    .executeTakeFirst();
+  if (!column) throw invalidField('columnId', 'Must be a column of this project');
+  const counter = await tx
+    .updateTable('projects')
+    .set((eb) => ({ ticket_counter: eb('ticket_counter', '+', 1) }))
+    .where('id', '=', projectId)
+    .returning('ticket_counter')
+    .executeTakeFirstOrThrow();
+  return Number(counter.ticket_counter);
+}
+
 /** A ranked list: the tickets of one column, or the columns of one project. */
 export type RankedList =
   | { table: 'tickets'; scope: 'column_id'; id: string }

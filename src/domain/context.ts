@@ -8,7 +8,7 @@ import { contractBreach } from '../shared/contracts.js';
 import { EVENT_PAYLOADS } from '../shared/events.js';
 import { unauthorized } from './errors.js';
 import { appendEvents } from './event-log.js';
-import { queueWebhookDeliveries } from './webhooks/queue.js';
+import { hooksFor, queueWebhookDeliveries } from './webhooks/queue.js';
 
 export interface Actor {
   userId: string;
@@ -101,14 +101,27 @@ export async function transact<T>(
   fn: (tx: Tx, emit: Emit) => Promise<T>,
 ): Promise<T> {
   let stored: StoredEvent[] = [];
+  let appending: Promise<StoredEvent[]> | null = null;
   const result = await ctx.db.kysely.transaction().execute(async (tx) => {
     const pending: NewEvent[] = [];
     const value = await fn(tx, (e) => pending.push(e));
     if (ctx.config.checkContracts) checkEvents(pending);
-    stored = await appendEvents(tx, ctx.db.dialect, pending, ctx.tabId ?? null, ctx.events.origin);
-    await queueWebhookDeliveries(tx, stored);
+    // From the event log's ordering lock (PostgreSQL) to the COMMIT every writer of the database
+    // waits: the hooks are read before it, and when no hook needs the events' ids before the
+    // COMMIT, the events go in the COMMIT's own message (their ids come back with it).
+    const hooks = await hooksFor(tx, pending);
+    const origin = ctx.events.origin;
+    if (hooks.length === 0 && ctx.db.dialect === 'postgres' && pending.length <= 500) {
+      appending = appendEvents(tx, ctx.db.dialect, pending, ctx.tabId ?? null, origin, { withCommit: true });
+      // Answered with the COMMIT, or refused with it (then the transaction fails anyway).
+      appending.catch(() => {});
+      return value;
+    }
+    stored = await appendEvents(tx, ctx.db.dialect, pending, ctx.tabId ?? null, origin);
+    await queueWebhookDeliveries(tx, stored, hooks);
     return value;
   });
+  if (appending) stored = await appending;
   if (stored.length > 0) ctx.events.published(stored);
   return result;
 }

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../db/connect.js';
-import type { Database } from '../db/types.js';
+import { type Dialect, WITH_COMMIT_MARK } from '../db/connect.js';
+import type { Database, EventsTable } from '../db/types.js';
 import type { NewEvent, StoredEvent } from '../events/types.js';
 import { nowIso } from './ids.js';
 
@@ -29,35 +29,38 @@ export async function appendEvents(
   events: NewEvent[],
   tabId: string | null,
   origin: string | null,
+  /**
+   * PostgreSQL: send the rows with the transaction's COMMIT, in its message (WITH_COMMIT_MARK in
+   * src/db/connect.ts), so the ordering lock is held for no round trip. The answer then comes only
+   * once the caller has committed: it must not wait for it inside the transaction.
+   */
+  opts: { withCommit?: boolean } = {},
 ): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
-  if (dialect === 'postgres') {
-    await sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK}), pg_notify(${sql.raw(PG_CHANNEL_SQL)}, ${origin ?? ''})`.execute(
-      tx,
-    );
-  }
   const timestamp = nowIso();
   const out: StoredEvent[] = [];
   // One statement per 500 events. Ids are assigned in the order of the rows (under the ordering
   // lock on PostgreSQL; SQLite has one writer), so the sorted returned ids match the events in order.
   for (let i = 0; i < events.length; i += 500) {
     const chunk = events.slice(i, i + 500);
-    const rows = await tx
-      .insertInto('events')
-      .values(
-        chunk.map((e) => ({
-          scope: e.scope,
-          project_id: e.projectId ?? null,
-          user_id: e.userId ?? null,
-          type: e.type,
-          data: JSON.stringify(e.data ?? {}),
-          tab_id: tabId,
-          audience: e.audience ? JSON.stringify(e.audience) : null,
-          created_at: timestamp,
-        })),
-      )
-      .returning('id')
-      .execute();
+    const values = chunk.map((e) => ({
+      scope: e.scope,
+      project_id: e.projectId ?? null,
+      user_id: e.userId ?? null,
+      type: e.type,
+      data: JSON.stringify(e.data ?? {}),
+      tab_id: tabId,
+      audience: e.audience ? JSON.stringify(e.audience) : null,
+      created_at: timestamp,
+    }));
+    const rows =
+      dialect === 'postgres'
+        ? (
+            await appendStatement(values, origin, opts.withCommit === true && events.length <= 500).execute(
+              tx,
+            )
+          ).rows
+        : await tx.insertInto('events').values(values).returning('id').execute();
     const ids = rows.map((r) => Number(r.id)).sort((x, y) => x - y);
     chunk.forEach((e, k) => {
       out.push({
@@ -74,4 +77,26 @@ export async function appendEvents(
     });
   }
   return out;
+}
+
+type EventRow = Omit<EventsTable, 'id'>;
+
+/**
+ * PostgreSQL's append: the lock, the NOTIFY and the rows in one statement. Every row joins the
+ * one-row lock subquery, so the lock is held before the first id is drawn, and until the COMMIT.
+ * The statement starts with its INSERT, as the database seam classifies writes by it; marked, it
+ * goes with the COMMIT (one statement only, hence at most 500 events).
+ */
+function appendStatement(rows: EventRow[], origin: string | null, withCommit: boolean) {
+  return sql<{
+    id: string;
+  }>`insert into events (scope, project_id, user_id, type, data, tab_id, audience, created_at)
+    select v.* from (select pg_advisory_xact_lock(${EVENT_ORDER_LOCK}), pg_notify(${sql.raw(PG_CHANNEL_SQL)}, ${origin ?? ''})) as l,
+    (values ${sql.join(
+      rows.map(
+        (r) =>
+          sql`(${r.scope}, ${r.project_id}, ${r.user_id}, ${r.type}, ${r.data}, ${r.tab_id}, ${r.audience}, ${r.created_at})`,
+      ),
+    )}) as v(scope, project_id, user_id, type, data, tab_id, audience, created_at)
+    returning id ${sql.raw(withCommit ? WITH_COMMIT_MARK : '')}`;
 }

@@ -4,7 +4,7 @@ import { fillFromTemplate } from '../shared/templates.js';
 import type { CreateTicketBody } from '../shared/tickets.js';
 import { assertMayDeleteTickets, projectAccess, ticketInProject } from './access.js';
 import { auditMany } from './audit.js';
-import { lockColumn, rankAtEnd } from './board-ranks.js';
+import { lockColumn, nextTicketNumber, rankAtEnd } from './board-ranks.js';
 import { actorOf, type Ctx, type Emit, type Tx } from './context.js';
 import { invalidField } from './errors.js';
 import { newId, nowIso } from './ids.js';
@@ -55,26 +55,23 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
       : body;
     const title = fields.title?.trim();
     if (!title) throw invalidField('title', 'Must not be blank');
-    const refs = await resolveRefs(tx, project, fields);
-    const column = refs.column ?? (await firstColumn(tx, project.id));
-    await lockColumn(ctx, tx, column.id);
-    const rank = await rankAtEnd(tx, { table: 'tickets', scope: 'column_id', id: column.id });
-    const counter = await tx
-      .updateTable('projects')
-      .set((eb) => ({ ticket_counter: eb('ticket_counter', '+', 1) }))
-      .where('id', '=', project.id)
-      .returning('ticket_counter')
-      .executeTakeFirstOrThrow();
+    // The column named is checked by the statement that locks it (nextTicketNumber).
+    const refs = await resolveRefs(tx, project, { ...fields, columnId: undefined });
+    const columnId = fields.columnId?.toLowerCase() ?? (await firstColumn(tx, project.id)).id;
+    // The column's lock and the number first, in one round trip; then the rank at the column's end,
+    // read once the lock is held. Both locks last to the COMMIT, so little follows them.
+    const number = await nextTicketNumber(ctx, tx, project.id, columnId);
+    const rank = await rankAtEnd(tx, { table: 'tickets', scope: 'column_id', id: columnId });
     const now = nowIso();
     const row: TicketsTable = {
       id: newId(),
       project_id: project.id,
-      number: Number(counter.ticket_counter),
+      number,
       title: title.slice(0, LIMITS.ticketTitleMax),
       description: fields.description ?? null,
       type: fields.type ?? 'Task',
       priority: fields.priority ?? 'Medium',
-      column_id: column.id,
+      column_id: columnId,
       rank,
       assignee_id: refs.assignee?.id ?? null,
       reporter_id: actor.userId,
@@ -93,24 +90,47 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
       created_at: now,
       updated_at: now,
     };
-    await tx.insertInto('tickets').values(row).execute();
-    if (refs.labels?.length) {
-      await tx
-        .insertInto('ticket_labels')
-        .values(refs.labels.map((l) => ({ ticket_id: row.id, label_id: l.id })))
-        .execute();
-    }
     const watchers = unique([...(refs.watcherIds ?? []), actor.userId]);
-    await tx
-      .insertInto('ticket_watchers')
-      .values(watchers.map((user_id) => ({ ticket_id: row.id, user_id })))
-      .execute();
+    await insertTicket(
+      ctx,
+      tx,
+      row,
+      (refs.labels ?? []).map((l) => ({ ticket_id: row.id, label_id: l.id })),
+      watchers.map((user_id) => ({ ticket_id: row.id, user_id })),
+    );
     await recordSprintChange(tx, row, null, row.sprint_id, now);
     await notifyTicketCreated(ctx, tx, emit, project, row);
     const [out] = await presentTicketsFull(tx, project.key, [row.id]);
     emit({ scope: 'project', type: 'ticket.created', projectId: project.id, data: out });
     return out;
   });
+}
+
+/**
+ * Writes a new ticket with its labels and watchers: on PostgreSQL in one statement (the ticket and
+ * its labels as data-modifying CTEs), as it runs under the create's locks.
+ */
+async function insertTicket(
+  s: Pick<Ctx, 'db'>,
+  tx: Tx,
+  row: TicketsTable,
+  labels: { ticket_id: string; label_id: string }[],
+  watchers: { ticket_id: string; user_id: string }[],
+) {
+  if (s.db.dialect === 'postgres') {
+    const withTicket = tx.with('t', (db) => db.insertInto('tickets').values(row).returning('id'));
+    if (labels.length === 0) await withTicket.insertInto('ticket_watchers').values(watchers).execute();
+    else
+      await withTicket
+        .with('l', (db) => db.insertInto('ticket_labels').values(labels).returning('ticket_id'))
+        .insertInto('ticket_watchers')
+        .values(watchers)
+        .execute();
+    return;
+  }
+  await tx.insertInto('tickets').values(row).execute();
+  if (labels.length > 0) await tx.insertInto('ticket_labels').values(labels).execute();
+  await tx.insertInto('ticket_watchers').values(watchers).execute();
 }
 
 // --- delete ----------------------------------------------------------------------------------

@@ -46,9 +46,11 @@ export class LogFollower {
 
   /** Captured once: the follower works in the background and must not pick up a swapped instance. */
   private readonly kysely: FollowerOptions['db']['kysely'];
+  private readonly changes: FollowerOptions['db']['changes'];
 
   constructor(private readonly opts: FollowerOptions) {
     this.kysely = opts.db.kysely;
+    this.changes = opts.db.changes;
   }
 
   /** The highest id read so far. */
@@ -157,6 +159,10 @@ export class LogFollower {
       const events = await readEventsAfter(this.kysely, this.lastId, PAGE);
       if (events.length === 0) return;
       this.lastId = events[events.length - 1].id;
+      // Read from the log: most likely another process's commits. The read cache learns of them
+      // first (a reading that starts now sees their change-log entries, committed with them), so a
+      // client that refetches on these events is never answered from before them (decision 053).
+      await this.changes?.refresh(true);
       await this.opts.deliver(events);
       if (events.length < PAGE) return;
     }

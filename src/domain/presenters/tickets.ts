@@ -456,7 +456,18 @@ export async function presentTicketsFull(
   reader: LinkReader | null = null,
 ) {
   if (ticketIds.length === 0) return [];
-  const all = await presentFullRows(tx, projectKey, await fullRows(tx, { ids: ticketIds }));
+  // One ticket (most writes): one statement, its lists built by the database, as the GET reads it.
+  const all =
+    ticketIds.length === 1
+      ? (
+          await runPrepared(
+            tx,
+            'ticket-one-by-ticket-id',
+            (db) => fullOneQuery(db).where('t.id', '=', arg(0)),
+            [ticketIds[0]],
+          )
+        ).map((row) => presentOneRow(row, projectKey))
+      : await presentFullRows(tx, projectKey, await fullRows(tx, { ids: ticketIds }));
   const views = await linksForReader(tx, projectKey, all, reader);
   const byId = new Map(views.map((v) => [v.id, v]));
   return ticketIds.map((id) => byId.get(id)).filter((x) => x !== undefined);

@@ -53,24 +53,74 @@ export function newDelivery(f: DeliveryFields): WebhookDeliveriesTable {
   };
 }
 
+/** An active hook, as the outbox needs it: what it subscribed to and its project's key. */
+export interface ActiveHook {
+  id: string;
+  project_id: string;
+  events: string;
+  key: string;
+}
+
+/** Per write transaction, the active hooks of the projects it has checked access to. */
+const knownHooks = new WeakMap<object, Map<string, ActiveHook[]>>();
+
 /**
- * Writes the webhook outbox for events just appended to the log, in the same transaction
- * (src/domain/context.ts `transact`): one delivery per event and active hook of its project that
- * subscribed to its type. A change that rolls back sends nothing; one that commits is delivered.
- * True when something was queued.
+ * The active hooks of a project as its access check inside a write transaction read them
+ * (src/domain/access.ts: `[id, events]` pairs), kept for `hooksFor` at the end of that transaction.
  */
-export async function queueWebhookDeliveries(tx: Tx, events: StoredEvent[]): Promise<boolean> {
-  const relevant = events.filter((e) => e.projectId && SUBSCRIBABLE.has(e.type));
-  if (relevant.length === 0) return false;
-  const projectIds = [...new Set(relevant.map((e) => e.projectId as string))];
-  const hooks = await tx
+export function knowHooks(tx: Tx, project: { id: string; key: string }, pairs: [string, string][]) {
+  let byProject = knownHooks.get(tx);
+  if (!byProject) {
+    byProject = new Map();
+    knownHooks.set(tx, byProject);
+  }
+  byProject.set(
+    project.id,
+    pairs.map(([id, events]) => ({ id, project_id: project.id, events, key: project.key })),
+  );
+}
+
+/**
+ * The active hooks of the projects whose subscribable events a transaction is about to append:
+ * as the transaction's access check read them (`knowHooks`), else read now. Either way before the
+ * event log's ordering lock, and a hook committed while the transaction runs starts with the next.
+ */
+export async function hooksFor(
+  tx: Tx,
+  events: readonly { projectId?: string | null; type: string }[],
+): Promise<ActiveHook[]> {
+  const projectIds = [
+    ...new Set(
+      events.filter((e) => e.projectId && SUBSCRIBABLE.has(e.type)).map((e) => e.projectId as string),
+    ),
+  ];
+  const known = knownHooks.get(tx);
+  const found = projectIds.flatMap((id) => known?.get(id) ?? []);
+  const unknown = projectIds.filter((id) => !known?.has(id));
+  if (unknown.length === 0) return found;
+  const read = await tx
     .selectFrom('webhooks as w')
     .innerJoin('projects as p', 'p.id', 'w.project_id')
     .select(['w.id', 'w.project_id', 'w.events', 'p.key'])
-    .where('w.project_id', 'in', projectIds)
+    .where('w.project_id', 'in', unknown)
     .where('w.active', '=', 1)
     .execute();
+  return [...found, ...read];
+}
+
+/**
+ * Writes the webhook outbox for events just appended to the log, in the same transaction
+ * (src/domain/context.ts `transact`): one delivery per event and active hook of its project
+ * (`hooksFor`) that subscribed to its type. A change that rolls back sends nothing; one that
+ * commits is delivered. True when something was queued.
+ */
+export async function queueWebhookDeliveries(
+  tx: Tx,
+  events: StoredEvent[],
+  hooks: readonly ActiveHook[],
+): Promise<boolean> {
   if (hooks.length === 0) return false;
+  const relevant = events.filter((e) => e.projectId && SUBSCRIBABLE.has(e.type));
   const rows: WebhookDeliveriesTable[] = [];
   for (const h of hooks) {
     const wanted = new Set(JSON.parse(h.events) as string[]);
