@@ -85,6 +85,45 @@ describe('two server instances on one database', () => {
     expect(tickets).toHaveLength(40);
   });
 
+  it('appends creates racing each other and moves into one column after every ticket that was there', async () => {
+    const p = await makeProject(owner);
+    const [col, other] = await columnsOf(owner, p.id);
+    const kept = [];
+    for (let i = 0; i < 5; i++)
+      kept.push(await makeTicket(owner, p.id, { title: `Kept ${i}`, columnId: col.id }));
+    const movers = [];
+    for (let i = 0; i < 4; i++)
+      movers.push(await makeTicket(owner, p.id, { title: `Mover ${i}`, columnId: other.id }));
+    const work = [];
+    for (let i = 0; i < 30; i++) {
+      const c = i % 2 ? owner2 : owner;
+      work.push(c.post(`/api/projects/${p.id}/tickets`, { title: `New ${i}`, columnId: col.id }));
+      // Moves into the same column meanwhile, to its top and to its end.
+      if (i < movers.length)
+        work.push(
+          c.patch(`/api/projects/${p.id}/tickets/${movers[i].id}`, {
+            columnId: col.id,
+            order: i % 2 ? 0 : 1000,
+          }),
+        );
+    }
+    const results = await Promise.all(work);
+    for (const r of results) expect(r.statusCode, r.body).toBeLessThan(300);
+    const created = results.filter((r) => r.statusCode === 201).map((r) => r.json().number as number);
+    expect([...created].sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 10));
+    await expectInvariants(p.id);
+    const board = (await owner.get(`/api/projects/${p.id}/tickets?columnId=${col.id}`)).json() as {
+      title: string;
+      order: number;
+    }[];
+    expect(board).toHaveLength(39);
+    expect(board.map((t) => t.order)).toEqual(board.map((_, i) => i));
+    // The tickets that were there keep their order, and every new one comes after the last of them.
+    const at = (title: string) => board.findIndex((t) => t.title === title);
+    expect(kept.map((k) => at(k.title))).toEqual([...kept.map((k) => at(k.title))].sort((a, b) => a - b));
+    for (let i = 0; i < 30; i++) expect(at(`New ${i}`)).toBeGreaterThan(at('Kept 4'));
+  });
+
   it('lets exactly one of six sprints started at the same moment through both instances become active', async () => {
     const p = await makeProject(owner);
     const sprints = [];

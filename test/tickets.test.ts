@@ -235,16 +235,25 @@ describe('creating tickets', () => {
     }
   });
 
-  it('gives 50 concurrent creations 50 distinct consecutive numbers and keeps column orders 0..49', async () => {
+  it('gives 50 concurrent creations 50 distinct consecutive numbers, and orders a client can replay', async () => {
     const proj = await makeProject(owner);
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) => owner.post(url(proj), { title: `T${i}` })),
     );
     for (const r of results) expect(r.statusCode, r.body).toBe(201);
-    const numbers = results.map((r) => r.json().number).sort((a, b) => a - b);
+    const created = results.map((r) => r.json() as { id: string; number: number; order: number; columnId: string });
+    const numbers = created.map((t) => t.number).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
-    const orders = results.map((r) => r.json().order).sort((a, b) => a - b);
-    expect(orders).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    // Numbers are drawn in commit order. A client that inserts each new card at the order its
+    // answer (and its event) gave, in that order, has the board the server lists.
+    const replayed: string[] = [];
+    for (const t of [...created].sort((a, b) => a.number - b.number)) replayed.splice(t.order, 0, t.id);
+    const board = (await owner.get(`${url(proj)}?columnId=${created[0].columnId}`)).json() as {
+      id: string;
+      order: number;
+    }[];
+    expect(board.map((t) => t.order)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(replayed).toEqual(board.map((t) => t.id));
   });
 
   it('answers 201, 400 or 409, never 500, when a label is deleted while tickets using it are created', async () => {

@@ -1,7 +1,8 @@
 /** The ranks of freshly numbered lists (board ranks: docs/decisions/033-board-ranks.md). */
 import { generateKeyBetween } from 'fractional-indexing';
 
-const DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** The digits of rank keys, in their order. */
+export const DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
  * The rank of the i-th item of a freshly numbered list: 'a0', 'a1', … 'az', 'b00', … — the keys

@@ -4,9 +4,10 @@
  * the moved row only; the 0-based `order` of the API is the number of ranks before it, computed on
  * read. See docs/decisions/033-board-ranks.md.
  */
+import { randomBytes } from 'node:crypto';
 import { generateKeyBetween } from 'fractional-indexing';
 import { sql } from 'kysely';
-import { rankForIndex } from '../db/ranks.js';
+import { DIGITS, rankForIndex } from '../db/ranks.js';
 import type { TicketsTable } from '../db/types.js';
 import type { Services, Tx } from './context.js';
 import { invalidField } from './errors.js';
@@ -46,39 +47,49 @@ export async function tryLockColumn(s: Pick<Services, 'db'>, tx: Tx, columnId: s
 }
 
 /**
- * Checks that the column a new ticket goes to is the project's, locks it (as lockColumn) and draws
- * the project's next ticket number, in one statement on PostgreSQL: a create holds both locks to its COMMIT, so each round trip
- * saved under them is one less for every other create of the project to wait for.
+ * The rank of a new ticket at the end of a column of the project (a 400 naming `columnId` when the
+ * column is not one of the project's).
+ *
+ * On PostgreSQL creates share the column's lock (`for share`): a create that appends does not move
+ * anything, so creates into one column need not wait for each other, only for moves, reorders and
+ * rebalancing (which take it exclusively, `for no key update`). Two creates may then read the same
+ * last rank; each appends random digits to the key after it (six base-62 digits: a collision, one
+ * in 5.6e10, fails on the unique (column_id, rank) index and the create is retried), so both land
+ * after every ticket that was there, in either order. The rank is read by a statement after the
+ * one that took the lock, so it sees every move committed meanwhile.
  */
-export async function nextTicketNumber(
+export async function rankForNewTicket(
   s: Pick<Services, 'db'>,
   tx: Tx,
   projectId: string,
   columnId: string,
-): Promise<number> {
-  if (s.db.dialect === 'postgres') {
-    const { rows } = await sql<{
-      ticket_counter: number;
-    }>`update projects set ticket_counter = ticket_counter + 1
-      from (select id from columns where id = ${columnId} and project_id = ${projectId} for no key update) as c
-      where projects.id = ${projectId} returning ticket_counter`.execute(tx);
-    if (rows.length === 0) throw invalidField('columnId', 'Must be a column of this project');
-    return Number(rows[0].ticket_counter);
-  }
-  const column = await tx
-    .selectFrom('columns')
-    .select('id')
-    .where('id', '=', columnId)
-    .where('project_id', '=', projectId)
-    .executeTakeFirst();
-  if (!column) throw invalidField('columnId', 'Must be a column of this project');
-  const counter = await tx
-    .updateTable('projects')
-    .set((eb) => ({ ticket_counter: eb('ticket_counter', '+', 1) }))
-    .where('id', '=', projectId)
-    .returning('ticket_counter')
-    .executeTakeFirstOrThrow();
-  return Number(counter.ticket_counter);
+): Promise<string> {
+  const locked =
+    s.db.dialect === 'postgres'
+      ? (
+          await sql`select id from columns where id = ${columnId} and project_id = ${projectId} for share`.execute(
+            tx,
+          )
+        ).rows
+      : await tx
+          .selectFrom('columns')
+          .select('id')
+          .where('id', '=', columnId)
+          .where('project_id', '=', projectId)
+          .execute();
+  if (locked.length === 0) throw invalidField('columnId', 'Must be a column of this project');
+  const list: RankedList = { table: 'tickets', scope: 'column_id', id: columnId };
+  if (s.db.dialect !== 'postgres') return rankAtEnd(tx, list);
+  const { before } = await neighbours(tx, list, null, null);
+  return `${generateKeyBetween(before, null)}${randomDigits(6)}`;
+}
+
+/** Base-62 digits for a rank's tail; the last is never '0' (a key may not end with it). */
+function randomDigits(n: number): string {
+  const bytes = randomBytes(n);
+  let out = '';
+  for (let i = 0; i < n; i++) out += DIGITS[i === n - 1 ? 1 + (bytes[i] % 61) : bytes[i] % 62];
+  return out;
 }
 
 /** A ranked list: the tickets of one column, or the columns of one project. */

@@ -33,12 +33,17 @@ export function isUniqueViolation(err: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
-/** True for a foreign-key violation on either database. */
 /** PostgreSQL chose this transaction as a deadlock's victim (it was rolled back). */
 export function isDeadlock(err: unknown): boolean {
   return codeOf(err) === '40P01';
 }
 
+/** Two rows took the same rank in one column (PostgreSQL's concurrent creates: rankForNewTicket). */
+export function isRankCollision(err: unknown): boolean {
+  return codeOf(err) === '23505' && (err as { constraint?: string }).constraint === 'tickets_column_rank_uq';
+}
+
+/** True for a foreign-key violation on either database. */
 export function isForeignKeyViolation(err: unknown): boolean {
   const code = codeOf(err);
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';

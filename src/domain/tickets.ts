@@ -1,10 +1,11 @@
+import { sql } from 'kysely';
 import type { ColumnsTable, ProjectsTable, TicketsTable } from '../db/types.js';
 import { LIMITS } from '../shared/limits.js';
 import { fillFromTemplate } from '../shared/templates.js';
 import type { CreateTicketBody } from '../shared/tickets.js';
 import { assertMayDeleteTickets, projectAccess, ticketInProject } from './access.js';
 import { auditMany } from './audit.js';
-import { lockColumn, nextTicketNumber, rankAtEnd } from './board-ranks.js';
+import { lockColumn, rankForNewTicket } from './board-ranks.js';
 import { actorOf, type Ctx, type Emit, type Tx } from './context.js';
 import { invalidField } from './errors.js';
 import { newId, nowIso } from './ids.js';
@@ -41,9 +42,11 @@ export async function firstColumn(tx: Tx, projectId: string): Promise<ColumnsTab
  * Creates a ticket at the end of its column. The number comes from the project's counter,
  * incremented in this transaction (`update … returning`, which holds the project row's lock on
  * PostgreSQL until commit), so numbers are strictly increasing, never reused, and unique under
- * concurrent creation; the unique (project_id, number) constraint backs it. The number is taken
- * last, after the references are resolved and the rank chosen, so that concurrent creates wait
- * for each other as briefly as they can. Locks are taken column first, then project, as everywhere.
+ * concurrent creation; the unique (project_id, number) constraint backs it. The number is drawn
+ * as the row is written, after the references are resolved and the rank chosen, so that creates
+ * of a project wait for each other only for the ticket's read and the COMMIT; creates into one
+ * column share its lock (rankForNewTicket). Locks are taken column first, then project, as
+ * everywhere.
  */
 export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTicketBody) {
   const actor = actorOf(ctx);
@@ -55,18 +58,15 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
       : body;
     const title = fields.title?.trim();
     if (!title) throw invalidField('title', 'Must not be blank');
-    // The column named is checked by the statement that locks it (nextTicketNumber).
+    // The column named is checked by the statement that locks it (rankForNewTicket).
     const refs = await resolveRefs(tx, project, { ...fields, columnId: undefined });
     const columnId = fields.columnId?.toLowerCase() ?? (await firstColumn(tx, project.id)).id;
-    // The column's lock and the number first, in one round trip; then the rank at the column's end,
-    // read once the lock is held. Both locks last to the COMMIT, so little follows them.
-    const number = await nextTicketNumber(ctx, tx, project.id, columnId);
-    const rank = await rankAtEnd(tx, { table: 'tickets', scope: 'column_id', id: columnId });
+    const rank = await rankForNewTicket(ctx, tx, project.id, columnId);
     const now = nowIso();
     const row: TicketsTable = {
       id: newId(),
       project_id: project.id,
-      number,
+      number: 0, // drawn as the row is written (insertTicket)
       title: title.slice(0, LIMITS.ticketTitleMax),
       description: fields.description ?? null,
       type: fields.type ?? 'Task',
@@ -91,7 +91,7 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
       updated_at: now,
     };
     const watchers = unique([...(refs.watcherIds ?? []), actor.userId]);
-    await insertTicket(
+    row.number = await insertTicket(
       ctx,
       tx,
       row,
@@ -107,8 +107,10 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
 }
 
 /**
- * Writes a new ticket with its labels and watchers: on PostgreSQL in one statement (the ticket and
- * its labels as data-modifying CTEs), as it runs under the create's locks.
+ * Writes a new ticket with its labels and watchers, and answers its number, drawn from the
+ * project's counter as it is written. The counter's row lock lasts to the COMMIT and every create
+ * of the project waits for it, so on PostgreSQL it is taken by the same statement that writes the
+ * rows (data-modifying CTEs), and only the ticket's read and the COMMIT follow it.
  */
 async function insertTicket(
   s: Pick<Ctx, 'db'>,
@@ -116,21 +118,43 @@ async function insertTicket(
   row: TicketsTable,
   labels: { ticket_id: string; label_id: string }[],
   watchers: { ticket_id: string; user_id: string }[],
-) {
+): Promise<number> {
   if (s.db.dialect === 'postgres') {
-    const withTicket = tx.with('t', (db) => db.insertInto('tickets').values(row).returning('id'));
-    if (labels.length === 0) await withTicket.insertInto('ticket_watchers').values(watchers).execute();
-    else
-      await withTicket
-        .with('l', (db) => db.insertInto('ticket_labels').values(labels).returning('ticket_id'))
-        .insertInto('ticket_watchers')
-        .values(watchers)
-        .execute();
-    return;
+    const columns = Object.keys(row) as (keyof TicketsTable)[];
+    const { rows } = await sql<{ number: number }>`with n as (
+        update projects set ticket_counter = ticket_counter + 1 where id = ${row.project_id} returning ticket_counter
+      ), t as (
+        insert into tickets (${sql.join(columns.map((c) => sql.ref(c)))})
+        values (${sql.join(columns.map((c) => (c === 'number' ? sql`(select ticket_counter from n)` : sql`${row[c]}`)))})
+        returning number
+      )${
+        labels.length > 0
+          ? sql`, l as (insert into ticket_labels (ticket_id, label_id) values ${sql.join(
+              labels.map((l) => sql`(${l.ticket_id}, ${l.label_id})`),
+            )})`
+          : sql``
+      }, w as (
+        insert into ticket_watchers (ticket_id, user_id) values ${sql.join(
+          watchers.map((w) => sql`(${w.ticket_id}, ${w.user_id})`),
+        )}
+      )
+      select number from t`.execute(tx);
+    return Number(rows[0].number);
   }
-  await tx.insertInto('tickets').values(row).execute();
+  const counter = await tx
+    .updateTable('projects')
+    .set((eb) => ({ ticket_counter: eb('ticket_counter', '+', 1) }))
+    .where('id', '=', row.project_id)
+    .returning('ticket_counter')
+    .executeTakeFirstOrThrow();
+  const number = Number(counter.ticket_counter);
+  await tx
+    .insertInto('tickets')
+    .values({ ...row, number })
+    .execute();
   if (labels.length > 0) await tx.insertInto('ticket_labels').values(labels).execute();
   await tx.insertInto('ticket_watchers').values(watchers).execute();
+  return number;
 }
 
 // --- delete ----------------------------------------------------------------------------------
