@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   ALL,
@@ -9,7 +10,7 @@ import {
   scopesMarker,
   TABLE_SCOPES,
 } from '../src/db/changes.js';
-import { connect, type Db } from '../src/db/connect.js';
+import { connect, type Db, WITH_COMMIT_MARK } from '../src/db/connect.js';
 import { TABLES_IN_ORDER } from '../src/db/types.js';
 import { ReadCache, readCache } from '../src/domain/read-cache.js';
 import { createTestApp, dialect, type TestApp } from './helpers/app.js';
@@ -409,6 +410,58 @@ describe('the generation of the database', () => {
     expect((await list()).json()[0].title).toBe('Third title');
     expect((await full()).json().title).toBe('Third title');
   });
+
+  it.runIf(dialect === 'postgres')(
+    'sends a held statement with the COMMIT, and rolls the whole transaction back when it fails',
+    async () => {
+      const description = async () =>
+        (
+          await db()
+            .kysely.selectFrom('projects')
+            .select('description')
+            .where('id', '=', p.id)
+            .executeTakeFirst()
+        )?.description;
+      let held: Promise<{ rows: { id: number }[] }> | null = null;
+      await db()
+        .kysely.transaction()
+        .execute(async (tx) => {
+          await nameProjects(tx, [p.id]);
+          await tx
+            .updateTable('projects')
+            .set({ description: 'held, then committed' })
+            .where('id', '=', p.id)
+            .execute();
+          held = sql<{ id: number }>`insert into cache_changes (origin, scopes, created_at)
+            values ('test', '', ${new Date().toISOString()}) returning id ${sql.raw(WITH_COMMIT_MARK)}`.execute(
+            tx,
+          );
+          held.catch(() => {});
+        });
+      if (!held) throw new Error('held');
+      expect(Number(((await held) as { rows: { id: number }[] }).rows[0].id)).toBeGreaterThan(0);
+      expect(await description()).toBe('held, then committed');
+      // A held statement that fails (a second project with this id): PostgreSQL skips the COMMIT
+      // sent with it, the transaction's earlier write is rolled back, and both callers hear of it.
+      const failing = db()
+        .kysely.transaction()
+        .execute(async (tx) => {
+          await nameProjects(tx, [p.id]);
+          await tx.updateTable('projects').set({ description: 'never' }).where('id', '=', p.id).execute();
+          held = sql<{
+            id: number;
+          }>`insert into projects select * from projects where id = ${p.id} ${sql.raw(WITH_COMMIT_MARK)}`.execute(
+            tx,
+          );
+          held.catch(() => {});
+        });
+      await expect(failing).rejects.toThrow(/duplicate key/);
+      await expect(held).rejects.toThrow(/duplicate key/);
+      expect(await description()).toBe('held, then committed');
+      // The connection is usable afterwards.
+      expect(await description()).toBe('held, then committed');
+    },
+  );
 
   it.runIf(dialect === 'postgres')(
     "prunes the change log through the pool's own query without releasing its connection twice",
