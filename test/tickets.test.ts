@@ -241,7 +241,9 @@ describe('creating tickets', () => {
       Array.from({ length: 50 }, (_, i) => owner.post(url(proj), { title: `T${i}` })),
     );
     for (const r of results) expect(r.statusCode, r.body).toBe(201);
-    const created = results.map((r) => r.json() as { id: string; number: number; order: number; columnId: string });
+    const created = results.map(
+      (r) => r.json() as { id: string; number: number; order: number; columnId: string },
+    );
     const numbers = created.map((t) => t.number).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     // Numbers are drawn in commit order. A client that inserts each new card at the order its
