@@ -335,8 +335,8 @@ export async function updateTicket(
     const results = await applyUpdates(ctx, tx, project, [ticket], body, refs, actor.userId, nowIso());
     const reader = linkReader(actor);
     if (results.length === 0) return (await presentTicketsFull(tx, project.key, [ticket.id], reader))[0];
-    await notifyTicketsChanged(ctx, tx, emit, project, [ticket]);
     const [out] = await emitTickets(tx, emit, project, results, reader);
+    await notifyTicketsChanged(ctx, tx, emit, project, [ticket], [out]);
     return out;
   });
 }
@@ -392,14 +392,15 @@ export async function bulkUpdateTickets(ctx: Ctx, projectRef: string, body: z.in
     const results = await applyUpdates(ctx, tx, project, tickets, body.updates, refs, actor.userId, nowIso());
     const reader = linkReader(actor);
     const changed = new Set(results.map((r) => r.id));
+    const views = await emitTickets(tx, emit, project, results, reader);
     await notifyTicketsChanged(
       ctx,
       tx,
       emit,
       project,
       tickets.filter((t) => changed.has(t.id)),
+      views,
     );
-    const views = await emitTickets(tx, emit, project, results, reader);
     const byId = new Map(views.map((v) => [v.id, v]));
     const unchanged = tickets.filter((t) => !byId.has(t.id)).map((t) => t.id);
     for (const v of await presentTicketsFull(tx, project.key, unchanged, reader)) byId.set(v.id, v);

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { ProjectsTable, SprintsTable, TicketsTable } from '../../db/types.js';
 import { mentionedUsernames } from '../../shared/mentions.js';
 import type { Ctx, Emit, Tx } from '../context.js';
+import type { TicketFull } from '../presenters/tickets.js';
 import { excerptOf, type Intent, notify } from './notify.js';
 
 /**
@@ -63,26 +64,35 @@ export async function notifyTicketCreated(
  * number of queries for any number of tickets (bulk updates), but for mentions, which only a
  * single ticket's description edit brings.
  */
+/** What the change notifications read of a ticket after a change. */
+export type TicketAfter = Pick<
+  TicketFull,
+  'id' | 'columnId' | 'description' | 'assigneeId' | 'title' | 'priority' | 'dueDate'
+>;
+
 export async function notifyTicketsChanged(
   ctx: Ctx,
   tx: Tx,
   emit: Emit,
   project: ProjectsTable,
   befores: TicketsTable[],
+  /** The tickets after the change, as the write presented them (its full reads). */
+  views: readonly TicketAfter[],
 ) {
   if (befores.length === 0) return;
   const afters = new Map(
-    (
-      await tx
-        .selectFrom('tickets')
-        .selectAll()
-        .where(
-          'id',
-          'in',
-          befores.map((t) => t.id),
-        )
-        .execute()
-    ).map((t) => [t.id, t]),
+    views.map((v) => [
+      v.id,
+      {
+        id: v.id,
+        column_id: v.columnId,
+        description: v.description,
+        assignee_id: v.assigneeId,
+        title: v.title,
+        priority: v.priority,
+        due_date: v.dueDate,
+      },
+    ]),
   );
   const moved = befores.filter((b) => {
     const a = afters.get(b.id);
