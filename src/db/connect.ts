@@ -4,6 +4,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { CHANGE_LOG_STALE_MS, changeLogReader } from './change-log.js';
 import { ALL, ChangeTracker, classify, PendingChanges } from './changes.js';
 import type { Database } from './types.js';
 
@@ -45,8 +46,6 @@ export interface Db {
     refresh(force?: boolean): void | Promise<void>;
     /** After the migrations: start writing and reading the change log, if this database has one. */
     startLog?(): Promise<void>;
-    /** PostgreSQL: removes the change log's entries older than it keeps (run once a minute). */
-    prune?(): Promise<void>;
   } | null;
   /** Every statement this process has sent, reads included (tests count the statements of a use case). */
   statements(): number;
@@ -81,25 +80,6 @@ pg.types.setTypeParser(700, (v) => Number(v));
  */
 export const EXTERNAL_CHECK_MS = 1;
 
-/**
- * PostgreSQL: another instance's commit reaches this instance's cached reads at most this late
- * (decision 053). Reading the change log is a round trip whose answer waits behind whatever the
- * event loop is doing (half a megabyte of board list going out): awaited by every request, it
- * cost the list of 1,000 more than half its rate. So requests wait for a reading only when the last
- * one started more than CHANGE_LOG_STALE_MS ago (after a quiet spell); under load a reading starts
- * in the background once the last is CHANGE_LOG_AHEAD_MS old, and requests answer from what is
- * known. Events another instance committed are delivered to clients only after a reading that
- * started once they were seen (src/events/follower.ts), so a client that refetches on an event
- * never gets an answer older than it.
- */
-export const CHANGE_LOG_STALE_MS = 20;
-const CHANGE_LOG_AHEAD_MS = 4;
-
-/**
- * How long the change log keeps an entry (PostgreSQL). An instance that has not read the log for
- * half of it drops its whole cache rather than trust a log that may have lost entries.
- */
-const LOG_KEEP_MS = 10 * 60_000;
 const CHANGE_LOG_LOCK = 727_070_003;
 /**
  * A change log entry, written just before COMMIT under a transaction-level lock that makes ids
@@ -417,76 +397,9 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
   });
   await sql`select 1`.execute(kysely);
 
-  // Other instances' commits: their entries in the change log, read in id order (ids commit in
-  // order under LOG_CHANGE_SQL's lock). One reading at a time; requests meanwhile share it. A failed
-  // reading, a gap of more than LOG_KEEP_MS, or more entries than one reading takes trust nothing.
-  let seen = 0;
-  /** When the last finished reading started: every commit acknowledged before it is known. */
-  let freshAs = Number.NEGATIVE_INFINITY;
-  /** Readings started and finished (one at a time, so they finish in the order they start). */
-  let begun = 0;
-  let finished = 0;
-  let prunedAt = performance.now();
-  let reading: Promise<void> | null = null;
-  const startLog = async () => {
-    const exists = await pool.query<{ t: string | null }>("select to_regclass('cache_changes')::text as t");
-    if (!exists.rows[0].t) return;
-    const head = await pool.query<{ id: number | null }>('select max(id) as id from cache_changes');
-    seen = Number(head.rows[0].id ?? 0);
-    freshAs = performance.now();
-    logOn = true;
-    tracker.changed([ALL]);
-  };
-  await startLog();
-  const prune = async () => {
-    const cutoff = new Date(Date.now() - LOG_KEEP_MS).toISOString();
-    await pool.query('delete from cache_changes where created_at < $1', [cutoff]);
-  };
-  const readLog = async () => {
-    const startedAt = performance.now();
-    const number = ++begun;
-    try {
-      if (!logOn) {
-        tracker.changed([ALL]);
-        return;
-      }
-      if (startedAt - freshAs > LOG_KEEP_MS / 2) tracker.changed([ALL]);
-      const r = await pool.query<{ id: number; origin: string; scopes: string }>(
-        'select id, origin, scopes from cache_changes where id > $1 order by id limit 500',
-        [seen],
-      );
-      if (r.rows.length === 500) tracker.changed([ALL]);
-      for (const row of r.rows) {
-        if (row.origin !== origin) tracker.changed(row.scopes.split(' ').filter(Boolean));
-        seen = Math.max(seen, Number(row.id));
-      }
-      if (startedAt - prunedAt > LOG_KEEP_MS / 10) {
-        prunedAt = startedAt;
-        await prune().catch(() => {});
-      }
-    } catch {
-      // Nothing is trusted: everything changed, which is also as fresh as a reading can make it.
-      tracker.changed([ALL]);
-    } finally {
-      freshAs = Math.max(freshAs, startedAt);
-      finished = number;
-      reading = null;
-    }
-  };
-  /** The reading under way, or a new one. */
-  const aReading = () => {
-    reading ??= readLog();
-    return reading;
-  };
-  /** Waits until a reading that started at `since` or later has finished. */
-  const knownAs = async (since: number) => {
-    while (freshAs < since) await aReading();
-  };
-  /** Waits for a reading that starts after this call (the one under way may have missed a commit). */
-  const readNow = async () => {
-    const wanted = begun + 1;
-    while (finished < wanted) await aReading();
-  };
+  // Other instances' commits: their entries in the change log, read by a thread of its own.
+  const changeLog = changeLogReader({ pool, connectionString, schema, origin, tracker });
+  logOn = await changeLog.start();
   return {
     kysely,
     dialect: 'postgres',
@@ -497,17 +410,10 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     changes: {
       tracker,
       staleMs: CHANGE_LOG_STALE_MS,
-      refresh: (force) => {
-        const now = performance.now();
-        if (force) return readNow();
-        const age = now - freshAs;
-        if (age <= CHANGE_LOG_AHEAD_MS) return;
-        if (age > CHANGE_LOG_STALE_MS) return knownAs(now - CHANGE_LOG_STALE_MS);
-        // Recent enough to answer from; read ahead in the background so it stays so under load.
-        void aReading();
+      refresh: changeLog.refresh,
+      startLog: async () => {
+        logOn = await changeLog.start();
       },
-      startLog,
-      prune,
     },
     async arrays(query) {
       const t0 = performance.now();
@@ -516,8 +422,7 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
       return res.rows as unknown[][];
     },
     async close() {
-      // A reading started in the background finishes on the pool before it ends.
-      await reading;
+      await changeLog.close();
       await kysely.destroy();
     },
   };
