@@ -147,6 +147,8 @@ describe('ranks', () => {
       const id = model[model.length - 1 - (i % 2)];
       const res = await owner.patch(`/api/projects/${p.id}/tickets/${id}`, { order: 1 });
       expect(res.statusCode, res.body).toBe(200);
+      // The answer's order comes from the neighbours' reading, after a rebalance too.
+      expect(res.json().order).toBe(1);
       model.splice(model.indexOf(id), 1);
       model.splice(1, 0, id);
     }

@@ -113,14 +113,18 @@ const ranksQuery = (tx: Tx, list: RankedList, moving: Moving) => {
   return q;
 };
 
-/** The ranks either side of 0-based `index` (null: the end) in the list without the moving item. */
+/**
+ * The ranks either side of 0-based `index` (null: the end) in the list without the moving item, and
+ * `at`, the index an item placed between them gets, when the reading tells it (null at the end: the
+ * list's length, which only a count would tell).
+ */
 async function neighbours(tx: Tx, list: RankedList, index: number | null, moving: Moving) {
   const last = async () =>
     (await ranksQuery(tx, list, moving).orderBy('rank', 'desc').limit(1).executeTakeFirst())?.rank ?? null;
-  if (index === null) return { before: await last(), after: null };
+  if (index === null) return { before: await last(), after: null, at: null };
   if (index <= 0) {
     const first = await ranksQuery(tx, list, moving).orderBy('rank').limit(1).executeTakeFirst();
-    return { before: null, after: first?.rank ?? null };
+    return { before: null, after: first?.rank ?? null, at: 0 };
   }
   const pair = await ranksQuery(tx, list, moving)
     .orderBy('rank')
@@ -128,31 +132,42 @@ async function neighbours(tx: Tx, list: RankedList, index: number | null, moving
     .offset(index - 1)
     .execute();
   // Past the end: after the last item.
-  if (pair.length === 0) return { before: await last(), after: null };
-  return { before: pair[0].rank, after: pair[1]?.rank ?? null };
+  if (pair.length === 0) return { before: await last(), after: null, at: null };
+  return { before: pair[0].rank, after: pair[1]?.rank ?? null, at: index };
 }
 
 /**
- * The rank for an item placed at 0-based `index` of the list (null or past the end: the end), or
- * null when `moving` already stands there. Reads the two neighbours only, through the rank index.
- * Lock the list first (lockColumn / lockBoard).
+ * Where an item placed at 0-based `index` of the list (null or past the end: the end) goes: its
+ * rank, or null when `moving` already stands there; and its 0-based order in the list afterwards
+ * when the reading tells it (null: count it). Reads the two neighbours only, through the rank
+ * index. Lock the list first (lockColumn / lockBoard).
  */
+export async function placeAt(
+  tx: Tx,
+  list: RankedList,
+  index: number | null,
+  moving: Moving,
+): Promise<{ rank: string | null; order: number | null }> {
+  const { before, after, at } = await neighbours(tx, list, index, moving);
+  if (moving && (before === null || before < moving.rank) && (after === null || moving.rank < after))
+    return { rank: null, order: at };
+  const rank = generateKeyBetween(before, after);
+  if (rank.length <= REBALANCE_LENGTH) return { rank, order: at };
+  // Keys grew long from many inserts at one spot: renumber the list, then place again.
+  // The moving item keeps its old rank behind a '~' (after every other) until the caller writes it.
+  await rebalance(tx, list, moving?.id ?? null);
+  const again = await neighbours(tx, list, index, moving ? { id: moving.id, rank: `~${moving.rank}` } : null);
+  return { rank: generateKeyBetween(again.before, again.after), order: again.at };
+}
+
+/** placeAt's rank. */
 export async function rankAt(
   tx: Tx,
   list: RankedList,
   index: number | null,
   moving: Moving,
 ): Promise<string | null> {
-  const { before, after } = await neighbours(tx, list, index, moving);
-  if (moving && (before === null || before < moving.rank) && (after === null || moving.rank < after))
-    return null;
-  const rank = generateKeyBetween(before, after);
-  if (rank.length <= REBALANCE_LENGTH) return rank;
-  // Keys grew long from many inserts at one spot: renumber the list, then place again.
-  // The moving item keeps its old rank behind a '~' (after every other) until the caller writes it.
-  await rebalance(tx, list, moving?.id ?? null);
-  const again = await neighbours(tx, list, index, moving ? { id: moving.id, rank: `~${moving.rank}` } : null);
-  return generateKeyBetween(again.before, again.after);
+  return (await placeAt(tx, list, index, moving)).rank;
 }
 
 /** The rank at the end of the list, for an item that is not in it. */

@@ -8,7 +8,7 @@ import type { ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import type { bulkUpdateBody, UpdateTicketBody } from '../shared/tickets.js';
 import { projectAccess, ticketInProject } from './access.js';
-import { lockColumn, rankAt, ranksAtEnd, setRanks } from './board-ranks.js';
+import { lockColumn, placeAt, ranksAtEnd, setRanks } from './board-ranks.js';
 import { actorOf, type Ctx, type Emit, type Services, type Tx } from './context.js';
 import { conflict, invalidField } from './errors.js';
 import { nowIso } from './ids.js';
@@ -36,23 +36,28 @@ type Body = Fields & { order?: number };
 interface Result {
   id: string;
   moved: boolean;
+  /** The ticket's order in its column when the move's reading told it (its full read need not count it). */
+  order?: number;
 }
 
 const NO_NAMES: Names = { status: null, assignee: null, sprint: null, parent: null, labels: [] };
 
-/** The rank a single-ticket move gives `ticket`, or null when it stays where it is. */
-async function moveRank(
+/**
+ * Where a single-ticket move puts `ticket`: its rank (null when it stays where it is) and its order
+ * afterwards when the neighbours' reading told it.
+ */
+async function movePlace(
   s: Services,
   tx: Tx,
   ticket: TicketsTable,
   columnId: string,
   order: number | undefined,
-): Promise<string | null> {
+): Promise<{ rank: string | null; order: number | null }> {
   await lockColumn(s, tx, columnId);
   const list = { table: 'tickets', scope: 'column_id', id: columnId } as const;
-  if (columnId !== ticket.column_id) return rankAt(tx, list, order ?? null, null);
-  if (order === undefined) return null;
-  return rankAt(tx, list, order, ticket);
+  if (columnId !== ticket.column_id) return placeAt(tx, list, order ?? null, null);
+  if (order === undefined) return { rank: null, order: null };
+  return placeAt(tx, list, order, ticket);
 }
 
 /**
@@ -90,10 +95,12 @@ async function applyUpdates(
   // Moves: the new ranks, chosen under the target column's lock.
   const ranks = new Map<string, string>();
   const target = refs.column ?? null;
+  let knownOrder: number | null = null;
   if (tickets.length === 1 && (target || body.order !== undefined)) {
     const [t] = tickets;
-    const rank = await moveRank(s, tx, t, target?.id ?? t.column_id, body.order);
-    if (rank !== null) ranks.set(t.id, rank);
+    const place = await movePlace(s, tx, t, target?.id ?? t.column_id, body.order);
+    if (place.rank !== null) ranks.set(t.id, place.rank);
+    knownOrder = place.order;
   } else if (target) {
     const movers = tickets.filter((t) => t.column_id !== target.id);
     if (movers.length > 0) {
@@ -201,7 +208,7 @@ async function applyUpdates(
       watchersChanged = removed.length + added.length > 0;
     }
     if (rowChanged || moved || changes.length > 0 || watchersChanged) {
-      results.push({ id: ticket.id, moved });
+      results.push({ id: ticket.id, moved, ...(knownOrder !== null ? { order: knownOrder } : {}) });
       history.push({ ticketId: ticket.id, changes });
     }
   }
@@ -303,6 +310,7 @@ export async function emitTickets(
     project.key,
     results.map((r) => r.id),
     reader,
+    results.length === 1 ? results[0].order : undefined,
   );
   const moved = new Set(results.filter((r) => r.moved).map((r) => r.id));
   for (const v of views) {

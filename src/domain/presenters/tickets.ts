@@ -288,7 +288,8 @@ type FullFilter =
   | { projectId: string; id: string; number?: undefined }
   | { projectId: string; number: number };
 
-const fullQuery = (tx: Tx) =>
+/** The full read's rows; `order` is the ticket's order in its column (counted, unless given). */
+const fullQuery = (tx: Tx, order: RawBuilder<number> = orderInColumn) =>
   tx
     .selectFrom('tickets as t')
     .innerJoin('columns as c', 'c.id', 't.column_id')
@@ -297,7 +298,7 @@ const fullQuery = (tx: Tx) =>
     .leftJoin('sprints as s', 's.id', 't.sprint_id')
     .selectAll('t')
     .select((eb) => [
-      orderInColumn.as('ord'),
+      order.as('ord'),
       'c.name as c_name',
       'a.username as a_username',
       'a.name as a_name',
@@ -379,8 +380,8 @@ function fullView(
  * The full read of one ticket in one statement: its row, column, people, sprint and counts, and
  * its labels, watchers and links as JSON built by the database (src/db/json.ts).
  */
-const fullOneQuery = (tx: Tx) =>
-  fullQuery(tx).select([
+const fullOneQuery = (tx: Tx, order?: RawBuilder<number>) =>
+  fullQuery(tx, order).select([
     jsonRows(
       tx,
       [sql`l.id`, sql`l.name`, sql`l.color`],
@@ -454,19 +455,29 @@ export async function presentTicketsFull(
   projectKey: string,
   ticketIds: readonly string[],
   reader: LinkReader | null = null,
+  /**
+   * One ticket's order in its column, when the caller knows it (a move read its neighbours): the
+   * read then does not count the tickets before it, which in a long column is most of its cost.
+   */
+  knownOrder?: number,
 ) {
   if (ticketIds.length === 0) return [];
   // One ticket (most writes): one statement, its lists built by the database, as the GET reads it.
+  const one = async () =>
+    knownOrder === undefined
+      ? runPrepared(tx, 'ticket-one-by-ticket-id', (db) => fullOneQuery(db).where('t.id', '=', arg(0)), [
+          ticketIds[0],
+        ])
+      : runPrepared(
+          tx,
+          'ticket-one-at-order',
+          (db) =>
+            fullOneQuery(db, sql<number>`cast(${arg<number>(1)} as integer)`).where('t.id', '=', arg(0)),
+          [ticketIds[0], knownOrder],
+        );
   const all =
     ticketIds.length === 1
-      ? (
-          await runPrepared(
-            tx,
-            'ticket-one-by-ticket-id',
-            (db) => fullOneQuery(db).where('t.id', '=', arg(0)),
-            [ticketIds[0]],
-          )
-        ).map((row) => presentOneRow(row, projectKey))
+      ? (await one()).map((row) => presentOneRow(row, projectKey))
       : await presentFullRows(tx, projectKey, await fullRows(tx, { ids: ticketIds }));
   const views = await linksForReader(tx, projectKey, all, reader);
   const byId = new Map(views.map((v) => [v.id, v]));
