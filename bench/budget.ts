@@ -15,6 +15,7 @@
  *   BENCH_TICKETS_PER_PROJECT=500 npm run bench   # a quick smaller run
  *   BENCH_IMPORT=0 npm run bench             # without the imports of 100,000 Jira CSV rows (issue 21,
  *                                            # bench/import.ts: about a minute per database, quiet)
+ *   BENCH_CPU_PROF=/tmp/prof npm run bench   # each Docket server writes a CPU profile there when it stops
  *   BENCH_SEARCH=1 npm run bench             # then search at 10,000 and 1,000,000 tickets (issue 17's
  *                                            # aims, bench/search.ts; long: see docs/performance.md)
  */
@@ -49,7 +50,8 @@ async function start(
 ): Promise<{ url: string; child: ChildProcess; ms: number; output(): string }> {
   // Docket as `npm start` runs it (the built server: main() builds it first); the
   // bare route from its TypeScript source.
-  const node = args[0].startsWith('dist/') ? args : ['--import', 'tsx', ...args];
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const node = args[0].startsWith('dist/') ? [...profile, ...args] : ['--import', 'tsx', ...args];
   const started = await startProcess({ args: node, env, ready: 'listening' });
   children.push(started.child);
   return started;

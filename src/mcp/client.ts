@@ -90,12 +90,25 @@ export class DocketClient {
   private readonly fetchImpl: FetchLike;
   private readonly timeoutMs: number;
 
+  /**
+   * What fuzzy names of the running tool call resolved to (`label "front" → frontend`), for the last
+   * line of its reply: each call gets a client of its own (`forCall`).
+   */
+  readonly resolved: string[] = [];
+  private readonly opts: ClientOptions;
+
   constructor(opts: ClientOptions) {
+    this.opts = opts;
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.publicUrl = (opts.publicUrl ?? opts.baseUrl).replace(/\/+$/, '');
     this.apiKey = opts.apiKey;
     this.fetchImpl = opts.fetch ?? ((url, init) => fetch(url, init));
     this.timeoutMs = opts.timeoutMs ?? 30_000;
+  }
+
+  /** The same client with its own list of resolved names, for one tool call. */
+  forCall(): DocketClient {
+    return new DocketClient(this.opts);
   }
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResult<T>> {

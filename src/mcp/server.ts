@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type DocketClient, ToolError } from './client.js';
-import { resolutions, type ToolDef } from './tools/common.js';
+import type { ToolDef } from './tools/common.js';
 import { TOOLS } from './tools/index.js';
 
 export const SERVER_INFO = { name: 'docket', version: '1.0.0' };
@@ -130,10 +130,13 @@ function renameDeprecated(
 
 async function runTool(tool: ToolDef, args: unknown, client: DocketClient): Promise<CallToolResult> {
   try {
-    const notes: string[] = [];
-    const result = await resolutions.run(notes, () => tool.run(args as never, client));
+    // A client of the call's own, which keeps what its fuzzy names resolved to (not an
+    // AsyncLocalStorage: on Node 20 its first use turns on promise hooks for the whole process,
+    // which cost every request a third of a cached read's time from then on).
+    const call = client.forCall();
+    const result = await tool.run(args as never, call);
     // The reply names what fuzzy inputs became (`label "front" → frontend`), so a wrong guess shows.
-    const unique = [...new Set(notes)];
+    const unique = [...new Set(call.resolved)];
     const text = unique.length ? `${result.text}\nResolved: ${unique.join('; ')}` : result.text;
     return { content: [{ type: 'text', text }], structuredContent: result.data };
   } catch (err) {

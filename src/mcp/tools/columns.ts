@@ -70,7 +70,7 @@ const renameColumn = defineTool({
   output: boardOut,
   annotations: UPDATE,
   async run({ projectKey, columnName, newName }, api) {
-    const c = findColumn(await getColumns(api, projectKey), columnName);
+    const c = findColumn(api, await getColumns(api, projectKey), columnName);
     await api.patch(columnPath(projectKey, c), { name: newName }, { subject: { project: projectKey } });
     const r = await withBoard(api, projectKey, c.id);
     return { text: `Renamed column ${c.name} to ${r.column.name}`, data: r.data };
@@ -84,7 +84,7 @@ const reorderColumn = defineTool({
   output: boardOut,
   annotations: UPDATE,
   async run({ projectKey, columnName, position }, api) {
-    const c = findColumn(await getColumns(api, projectKey), columnName);
+    const c = findColumn(api, await getColumns(api, projectKey), columnName);
     await api.patch(columnPath(projectKey, c), { order: position - 1 }, { subject: { project: projectKey } });
     const r = await withBoard(api, projectKey, c.id);
     return {
@@ -106,8 +106,8 @@ const deleteColumn = defineTool({
   annotations: DELETE,
   async run({ projectKey, columnName, moveTicketsTo }, api) {
     const cols = await getColumns(api, projectKey);
-    const c = findColumn(cols, columnName);
-    const target = findColumn(cols, moveTicketsTo);
+    const c = findColumn(api, cols, columnName);
+    const target = findColumn(api, cols, moveTicketsTo);
     await api.del(
       columnPath(projectKey, c),
       { moveTicketsTo: target.id },

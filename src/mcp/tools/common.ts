@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod';
 import type { UserSummaryOut } from '../../shared/common.js';
 import type { ColumnOut, LabelOut, MemberOut, ProjectOut } from '../../shared/projects.js';
@@ -72,9 +71,6 @@ export const ticketPath = (key: string) => {
 
 // --- Name matching (DECISIONS sections 7 and 8) ------------------------------------------------
 
-/** What fuzzy inputs of the running tool call resolved to, for the last line of its text. */
-export const resolutions = new AsyncLocalStorage<string[]>();
-
 /**
  * Finds one record by id or by name, ignoring case. An id (exact) wins; then names are tried in the
  * order given (for users: the username, then the display name): an exact match wins; otherwise a
@@ -83,6 +79,8 @@ export const resolutions = new AsyncLocalStorage<string[]>();
  * noted for the reply (`label "front" → frontend`).
  */
 export function matchOne<T>(
+  /** The tool call's client, which keeps what the name resolved to for the reply. */
+  api: Pick<DocketClient, 'resolved'>,
   items: T[],
   query: string,
   names: (item: T) => (string | null | undefined)[],
@@ -95,7 +93,7 @@ export function matchOne<T>(
   if (byId) return byId;
   const lower = (i: T) => names(i).map((n) => (n ?? '').toLowerCase());
   const found = (item: T, exactFirst: boolean) => {
-    if (!exactFirst) resolutions.getStore()?.push(`${kind} "${query}" → ${label(item)}`);
+    if (!exactFirst) api.resolved.push(`${kind} "${query}" → ${label(item)}`);
     return item;
   };
   const width = Math.max(0, ...items.map((i) => names(i).length));
@@ -138,14 +136,15 @@ export const getLabels = (api: DocketClient, key: string) =>
 export const getSprints = (api: DocketClient, key: string, status?: string) =>
   api.get<SprintRaw[]>(`${projectPath(key)}/sprints`, { subject: { project: key }, query: { status } });
 
-export const findColumn = (cols: ColumnRaw[], name: string) =>
-  matchOne(cols, name, (c) => [c.name], 'column');
-export const findLabel = (labels: LabelRaw[], name: string) =>
-  matchOne(labels, name, (l) => [l.name], 'label');
-export const findSprint = (sprints: SprintRaw[], name: string) =>
-  matchOne(sprints, name, (s) => [s.name], 'sprint');
-export const findMember = (members: MemberRaw[], name: string) =>
+export const findColumn = (api: DocketClient, cols: ColumnRaw[], name: string) =>
+  matchOne(api, cols, name, (c) => [c.name], 'column');
+export const findLabel = (api: DocketClient, labels: LabelRaw[], name: string) =>
+  matchOne(api, labels, name, (l) => [l.name], 'label');
+export const findSprint = (api: DocketClient, sprints: SprintRaw[], name: string) =>
+  matchOne(api, sprints, name, (s) => [s.name], 'sprint');
+export const findMember = (api: DocketClient, members: MemberRaw[], name: string) =>
   matchOne(
+    api,
     members,
     name,
     (m) => [m.user.username, m.user.name],
@@ -167,7 +166,7 @@ export async function findUser(api: DocketClient, name: string): Promise<UserRaw
       if (page.length < 200) break;
     }
   }
-  return matchOne(users, name, (u) => [u.username, u.name], 'user', userLabel);
+  return matchOne(api, users, name, (u) => [u.username, u.name], 'user', userLabel);
 }
 
 export async function getTicket(api: DocketClient, key: string) {

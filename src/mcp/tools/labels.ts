@@ -73,7 +73,7 @@ const updateLabel = defineTool({
   async run({ projectKey, labelName, ...changes }, api) {
     const body = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
     if (Object.keys(body).length === 0) throw new ToolError('Nothing to update: give name or color.');
-    const label = findLabel(await getLabels(api, projectKey), labelName);
+    const label = findLabel(api, await getLabels(api, projectKey), labelName);
     const l = presentLabel(
       await api.patch<LabelRaw>(labelPath(projectKey, label), body, { subject: { project: projectKey } }),
     );
@@ -91,7 +91,7 @@ const deleteLabel = defineTool({
   output: { name: z.string(), deleted: z.boolean() },
   annotations: DELETE,
   async run({ projectKey, labelName }, api) {
-    const label = findLabel(await getLabels(api, projectKey), labelName);
+    const label = findLabel(api, await getLabels(api, projectKey), labelName);
     await api.del(labelPath(projectKey, label), undefined, { subject: { project: projectKey } });
     return { text: `Deleted label ${label.name}`, data: { name: label.name, deleted: true } };
   },
@@ -100,7 +100,7 @@ const deleteLabel = defineTool({
 /** Adds or removes one label on a ticket, keeping the others. */
 async function editTicketLabels(api: DocketClient, ticketKey: string, labelName: string, add: boolean) {
   const t = await getTicket(api, ticketKey);
-  const label = findLabel(await getLabels(api, t.projectKey), labelName);
+  const label = findLabel(api, await getLabels(api, t.projectKey), labelName);
   const current = (t.ticket.labels ?? []).map((l) => l.id);
   const has = current.includes(label.id);
   const labels = (t.ticket.labels ?? []).map((l) => l.name);

@@ -81,7 +81,7 @@ const removeMember = defineTool({
   output: { username: z.string(), removed: z.boolean() },
   annotations: DELETE,
   async run(a, api) {
-    const m = findMember(await getMembers(api, a.projectKey), a.userName);
+    const m = findMember(api, await getMembers(api, a.projectKey), a.userName);
     await api.del(`${projectPath(a.projectKey)}/members/${m.id}`, undefined, {
       subject: { project: a.projectKey },
     });
@@ -99,7 +99,7 @@ const changeMemberRole = defineTool({
   output: memberOut.shape,
   annotations: UPDATE,
   async run(a, api) {
-    const m = findMember(await getMembers(api, a.projectKey), a.userName);
+    const m = findMember(api, await getMembers(api, a.projectKey), a.userName);
     const updated = await api.patch<MemberRaw>(
       `${projectPath(a.projectKey)}/members/${m.id}`,
       { role: a.role },

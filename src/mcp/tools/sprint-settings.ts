@@ -83,7 +83,7 @@ const updateSprintSettings = defineTool({
     );
     if (doneColumns) {
       const columns = await getColumns(api, projectKey);
-      body.doneColumnIds = [...new Set(doneColumns.map((n) => findColumn(columns, n).id))];
+      body.doneColumnIds = [...new Set(doneColumns.map((n) => findColumn(api, columns, n).id))];
     }
     if (Object.keys(body).length === 0) {
       throw new ToolError(

@@ -32,7 +32,7 @@ const sprintPath = (projectKey: string, s: SprintRaw) => `${projectPath(projectK
 const sub = (projectKey: string) => ({ subject: { project: projectKey } });
 
 async function findByName(api: DocketClient, projectKey: string, name: string) {
-  return findSprint(await getSprints(api, projectKey), name);
+  return findSprint(api, await getSprints(api, projectKey), name);
 }
 
 const listSprints = defineTool({
@@ -193,7 +193,7 @@ const completeSprint = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run({ projectKey, sprintName, moveIncompleteTo }, api) {
     const sprints = await getSprints(api, projectKey);
-    const s = findSprint(sprints, sprintName);
+    const s = findSprint(api, sprints, sprintName);
     if (s.status !== 'active') throw new ToolError(`Sprint is not active: ${s.name} is ${s.status}`);
     let body: Record<string, unknown> = { incompleteAction: 'moveToBacklog' };
     let movedTo: string | null = 'backlog';

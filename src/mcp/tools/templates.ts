@@ -8,8 +8,8 @@ export const getTemplates = (api: DocketClient, key: string) =>
   api.get<TemplateOut[]>(`${projectPath(key)}/templates`, { subject: { project: key } });
 
 /** A template by name (exact, then partial) or id. */
-export const findTemplate = (templates: TemplateOut[], name: string) =>
-  matchOne(templates, name, (t) => [t.name], 'template');
+export const findTemplate = (api: DocketClient, templates: TemplateOut[], name: string) =>
+  matchOne(api, templates, name, (t) => [t.name], 'template');
 
 export async function presentTemplates(
   api: DocketClient,

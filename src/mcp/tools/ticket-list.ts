@@ -100,13 +100,13 @@ async function projectView(api: DocketClient, projectKey: string, a: Args, acros
     q: a.search?.trim() || undefined,
   };
   try {
-    if (a.column) query.columnId = findColumn(columns, a.column).id;
+    if (a.column) query.columnId = findColumn(api, columns, a.column).id;
     if (a.assignee)
       query.assigneeId =
-        a.assignee.toLowerCase() === 'none' ? 'none' : findMember(members, a.assignee).userId;
+        a.assignee.toLowerCase() === 'none' ? 'none' : findMember(api, members, a.assignee).userId;
     if (a.sprint)
-      query.sprintId = a.sprint.toLowerCase() === 'backlog' ? 'none' : findSprint(sprints, a.sprint).id;
-    if (a.label && labels) query.labelId = findLabel(labels, a.label).id;
+      query.sprintId = a.sprint.toLowerCase() === 'backlog' ? 'none' : findSprint(api, sprints, a.sprint).id;
+    if (a.label && labels) query.labelId = findLabel(api, labels, a.label).id;
   } catch (e) {
     // Across projects, a name that one project lacks only means it has no such tickets.
     if (!across || !(e instanceof ToolError) || / match "/.test(e.message)) throw e;

@@ -81,12 +81,12 @@ async function resolveRefs(
     a.parent != null ? getTicket(api, a.parent) : null,
   ]);
   const body: Record<string, unknown> = {};
-  if (columns && a.column != null) body.columnId = findColumn(columns, a.column).id;
+  if (columns && a.column != null) body.columnId = findColumn(api, columns, a.column).id;
   if (a.assignee === null) body.assigneeId = null;
-  else if (members && a.assignee != null) body.assigneeId = findMember(members, a.assignee).userId;
+  else if (members && a.assignee != null) body.assigneeId = findMember(api, members, a.assignee).userId;
   if (a.sprint === null) body.sprintId = null;
-  else if (sprints && a.sprint != null) body.sprintId = findOpenSprint(sprints, a.sprint).id;
-  if (a.labels) body.labelIds = labels ? [...new Set(a.labels.map((n) => findLabel(labels, n).id))] : [];
+  else if (sprints && a.sprint != null) body.sprintId = findOpenSprint(api, sprints, a.sprint).id;
+  if (a.labels) body.labelIds = labels ? [...new Set(a.labels.map((n) => findLabel(api, labels, n).id))] : [];
   if (a.parent === null) body.parentId = null;
   else if (parent) body.parentId = parent.ticket.id;
   return body;
@@ -97,7 +97,7 @@ async function resolveRefs(
  * "Sprint 10"; partial names are matched among planning and active sprints. A completed sprint gets
  * an error that says so.
  */
-function findOpenSprint(sprints: SprintRaw[], name: string): SprintRaw {
+function findOpenSprint(api: DocketClient, sprints: SprintRaw[], name: string): SprintRaw {
   const open = sprints.filter((s) => s.status !== 'completed');
   const completed = (s: SprintRaw) => {
     const others = open.length ? ` (open: ${open.map((o) => o.name).join(', ')})` : '';
@@ -108,15 +108,15 @@ function findOpenSprint(sprints: SprintRaw[], name: string): SprintRaw {
   if (exact.length > 0) {
     const openExact = exact.filter((s) => s.status !== 'completed');
     if (openExact.length === 0) throw completed(exact[0]);
-    return findSprint(openExact, name);
+    return findSprint(api, openExact, name);
   }
   try {
-    return findSprint(open, name);
+    return findSprint(api, open, name);
   } catch (err) {
     if (!(err instanceof ToolError) || !err.message.startsWith('Sprint not found')) throw err;
     let done: SprintRaw;
     try {
-      done = findSprint(sprints, name);
+      done = findSprint(api, sprints, name);
     } catch {
       throw err;
     }
@@ -194,7 +194,7 @@ const createTicketTool = defineTool({
       resolveRefs(api, a.projectKey, a),
       a.template !== undefined ? getTemplates(api, a.projectKey) : null,
     ]);
-    const template = templates && a.template !== undefined ? findTemplate(templates, a.template) : null;
+    const template = templates && a.template !== undefined ? findTemplate(api, templates, a.template) : null;
     if (a.title === undefined && !template?.title)
       throw new ToolError('Give title (or a template that has one: get_project lists them).');
     const body = {
