@@ -50,7 +50,9 @@ async function start(
 ): Promise<{ url: string; child: ChildProcess; ms: number; output(): string }> {
   // Docket as `npm start` runs it (the built server: main() builds it first); the
   // bare route from its TypeScript source.
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
   const node = args[0].startsWith('dist/') ? [...profile, ...args] : ['--import', 'tsx', ...args];
   const started = await startProcess({ args: node, env, ready: 'listening' });
   children.push(started.child);
