@@ -24,7 +24,7 @@ interface Data {
 }
 
 const data = workerData as Data;
-const { f64, i32 } = sharedSlots(data.shared);
+const { f64, i32, freshAs, setFreshAs } = sharedSlots(data.shared);
 const port = data.port as unknown as import('node:worker_threads').MessagePort;
 const now = clock;
 
@@ -42,7 +42,7 @@ let client: pg.Client | null = null;
 // Pruned at the first reading, then once every LOG_KEEP_MS / 10.
 let prunedAt = Number.NEGATIVE_INFINITY;
 let lastStart = Number.NEGATIVE_INFINITY;
-let lastFresh = f64[SLOT.freshAs];
+let lastFresh = freshAs();
 
 async function connected(): Promise<pg.Client> {
   if (client) return client;
@@ -89,9 +89,12 @@ async function readOnce() {
   }
   // The scopes first, then the time they are good for: the main thread reads the time, then drains
   // the port, so it never takes a time as fresh without the changes that came with it.
-  if (scopes.length > 0) port.postMessage(scopes);
+  if (scopes.length > 0) {
+    port.postMessage(scopes);
+    Atomics.add(i32, SLOT.posted, 1);
+  }
   lastFresh = startedAt;
-  f64[SLOT.freshAs] = startedAt;
+  setFreshAs(startedAt);
   Atomics.add(i32, SLOT.finished, 1);
   Atomics.notify(i32, SLOT.finished);
 }
@@ -103,8 +106,12 @@ async function main() {
     const wantedAt = f64[SLOT.wantedAt];
     const t = now();
     if (t - wantedAt >= IDLE_AFTER_MS && Atomics.load(i32, SLOT.urgent) === 0) {
-      // Nobody asked for a while: sleep until the main thread asks again.
-      await waitAsync(i32, SLOT.asked, asked).value;
+      // Nobody asked for a while: sleep until the main thread asks again. Said first, then the
+      // request time looked at again, so a request that came meanwhile is not missed.
+      Atomics.store(i32, SLOT.sleeping, 1);
+      if (clock() - f64[SLOT.wantedAt] >= IDLE_AFTER_MS && Atomics.load(i32, SLOT.urgent) === 0)
+        await waitAsync(i32, SLOT.asked, asked).value;
+      Atomics.store(i32, SLOT.sleeping, 0);
       continue;
     }
     const wait = lastStart + READ_EVERY_MS - t;

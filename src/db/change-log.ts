@@ -22,17 +22,15 @@ import { ALL, type ChangeTracker } from './changes.js';
  * answer from what is known while it is this recent and wait for a reading when it is older.
  */
 export const CHANGE_LOG_STALE_MS = 20;
-/** What is known is older than this: the request wakes the reader (which may sleep when idle). */
-const ASK_AFTER_MS = 4;
 /** A reader that answers nothing for this long is given up on: nothing is trusted meanwhile. */
 const GIVE_UP_MS = 2_000;
 
 /** The slots the two threads share: two clock readings (ms since the epoch) and counters. */
 export const SLOT = {
-  /** f64: when (`clock`) the last finished reading started; every commit before it is known. */
-  freshAs: 0,
-  /** f64: when the main thread last asked for what is known. */
-  wantedAt: 1,
+  /** f64 (a hint, read and written plainly): when the main thread last asked for what is known. */
+  wantedAt: 0,
+  /** i64, µs (atomic): when (`clock`) the last finished reading started; every commit before it is known. */
+  freshAs: 1,
   /** i32: readings started, and finished (one at a time, so in the order they started). */
   begun: 4,
   finished: 5,
@@ -42,6 +40,10 @@ export const SLOT = {
   urgent: 7,
   /** i32: 1 when the reader is to stop. */
   stop: 8,
+  /** i32: 1 while the reader sleeps for want of requests (a request then wakes it). */
+  sleeping: 9,
+  /** i32: messages the reader has posted (the main thread drains the port only when there are new ones). */
+  posted: 10,
 } as const;
 
 export interface ChangeLogShared {
@@ -49,7 +51,14 @@ export interface ChangeLogShared {
 }
 
 export function sharedSlots(shared: ChangeLogShared) {
-  return { f64: new Float64Array(shared.buffer, 0, 2), i32: new Int32Array(shared.buffer) };
+  const i64 = new BigInt64Array(shared.buffer, 0, 2);
+  return {
+    f64: new Float64Array(shared.buffer, 0, 2),
+    i32: new Int32Array(shared.buffer),
+    /** When the last finished reading started (ms on `clock`). */
+    freshAs: () => Number(Atomics.load(i64, SLOT.freshAs)) / 1000,
+    setFreshAs: (ms: number) => Atomics.store(i64, SLOT.freshAs, BigInt(Math.floor(ms * 1000))),
+  };
 }
 
 type WaitAsync = (
@@ -82,11 +91,11 @@ function workerEntry(): string | URL {
 }
 workerEntry.source = import.meta.url.endsWith('.ts');
 
-interface Running {
+interface Running extends ReturnType<typeof sharedSlots> {
   worker: Worker;
   port: MessagePort;
-  f64: Float64Array;
-  i32: Int32Array;
+  /** Messages drained from the port so far. */
+  drained: number;
 }
 
 export interface ChangeLogReader {
@@ -116,9 +125,9 @@ export function changeLogReader(opts: {
   /** Starts a reader that knows every entry up to `seen`, as read by a query started `at`. */
   const spawn = (seen: number, at: number) => {
     const buffer = new SharedArrayBuffer(64);
-    const { f64, i32 } = sharedSlots({ buffer });
-    f64[SLOT.freshAs] = at;
-    f64[SLOT.wantedAt] = clock();
+    const slots = sharedSlots({ buffer });
+    slots.setFreshAs(at);
+    slots.f64[SLOT.wantedAt] = clock();
     const { port1, port2 } = new MessageChannel();
     const worker = new Worker(workerEntry(), {
       ...(workerEntry.source ? { eval: true } : {}),
@@ -134,7 +143,7 @@ export function changeLogReader(opts: {
       resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
     });
     worker.unref();
-    const me: Running = { worker, port: port1, f64, i32 };
+    const me: Running = { ...slots, worker, port: port1, drained: 0 };
     worker.on('error', () => {
       // Reported by the exit that follows.
     });
@@ -165,11 +174,16 @@ export function changeLogReader(opts: {
     Atomics.notify(r.i32, SLOT.asked);
   };
 
-  /** Folds in the scopes the reader has passed on. Read `freshAs` before calling: they cover it. */
+  /**
+   * Folds in the scopes the reader has passed on. Read `freshAs` before calling: the reader posts a
+   * reading's scopes before it stores its time, so they cover it.
+   */
   const drain = (r: Running) => {
-    for (;;) {
+    const posted = Atomics.load(r.i32, SLOT.posted);
+    while (r.drained < posted) {
       const m = receiveMessageOnPort(r.port);
       if (!m) return;
+      r.drained++;
       tracker.changed(m.message as string[]);
     }
   };
@@ -212,13 +226,13 @@ export function changeLogReader(opts: {
         ok ? drain(r) : unknown(),
       );
     }
-    const fresh = r.f64[SLOT.freshAs];
+    const fresh = r.freshAs();
     drain(r);
-    const age = now - fresh;
-    if (age > ASK_AFTER_MS) ask(r, false);
-    if (age <= CHANGE_LOG_STALE_MS) return;
+    // A sleeping reader is woken; one that reads already needs no call (a wake-up is a system call).
+    if (Atomics.load(r.i32, SLOT.sleeping) === 1) ask(r, false);
+    if (now - fresh <= CHANGE_LOG_STALE_MS) return;
     const since = now - CHANGE_LOG_STALE_MS;
-    return waitFor(r, () => r.f64[SLOT.freshAs] >= since, false).then((ok) => (ok ? drain(r) : unknown()));
+    return waitFor(r, () => r.freshAs() >= since, false).then((ok) => (ok ? drain(r) : unknown()));
   };
 
   const close = async () => {
