@@ -47,11 +47,19 @@ export function setupMetrics(app: FastifyInstance, services: Services): Metrics 
     buckets: HTTP_BUCKETS,
     registers: [registry],
   });
-  app.addHook('onResponse', async (req, reply) => {
-    http.observe(
-      { method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
-    );
+  // One labelled child per method, route and status, kept: prom-client checks and hashes the labels
+  // on every unlabelled observe. A callback hook, not an async one (no promise per request).
+  const httpChildren = new Map<string, { observe(seconds: number): void }>();
+  app.addHook('onResponse', (req, reply, done) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    const key = `${req.method} ${reply.statusCode} ${route}`;
+    let child = httpChildren.get(key);
+    if (!child) {
+      child = http.labels(req.method, route, String(reply.statusCode));
+      httpChildren.set(key, child);
+    }
+    child.observe(reply.elapsedTime / 1000);
+    done();
   });
 
   new Gauge({
