@@ -7,12 +7,15 @@
  * history and sprints), starts the real server on it (start-up time measured until it listens) and a
  * bare Fastify route serving 1 KB of JSON (bench/bare-server.ts), then runs autocannon against each
  * scenario and prints requests per second, p50 and p99 latency, and the ratio to the bare route
- * measured in the same run. Also: server memory (RSS) after the load, and the database size.
+ * measured in the same run. Also: server memory (RSS) after the load, and the database size. The
+ * aims of issues 16 and 24 are then measured again in rounds, each ratio's runs back to back, and
+ * printed as the median of the rounds (see ROUNDS).
  *
  *   npm run bench
  *   BENCH_DURATION=10 BENCH_CONNECTIONS=10 npm run bench
  *   BENCH_ONLY=sqlite npm run bench          # or postgres
  *   BENCH_TICKETS_PER_PROJECT=500 npm run bench   # a quick smaller run
+ *   BENCH_ROUNDS=5 npm run bench             # rounds of the aims' runs, each aim their median (default 3)
  *   BENCH_IMPORT=0 npm run bench             # without the imports of 100,000 Jira CSV rows (issue 21,
  *                                            # bench/import.ts: about a minute per database, quiet)
  *   BENCH_CPU_PROF=/tmp/prof npm run bench   # each Docket server writes a CPU profile there when it stops

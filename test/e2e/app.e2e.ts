@@ -3,9 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
-  closeContexts,
   dragKey,
-  launchBrowser,
   type newContext,
   openPage,
   PASSWORD,
@@ -14,6 +12,8 @@ import {
   screenshot,
   signInUi,
   startServer,
+  startSuite,
+  stopSuite,
   unique,
   uniqueKey,
 } from './harness.js';
@@ -66,18 +66,10 @@ async function keyboardMoveUp(page: Page, key: string, over: string) {
 }
 
 beforeAll(async () => {
-  server = await startServer();
-  base = server.baseUrl;
-  browser = await launchBrowser();
-  // The first account of an instance becomes its administrator; take it here so test users are plain users.
-  admin = await ApiClient.signUp(base, unique('admin'));
+  ({ server, browser, base, admin } = await startSuite());
 });
 
-afterAll(async () => {
-  await closeContexts();
-  await browser?.close();
-  await server?.stop();
-});
+afterAll(() => stopSuite({ server, browser }));
 
 describe('accounts', () => {
   it('registers with the password rules checked as you type, signs out, and signs back in', async () => {

@@ -2,14 +2,13 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
-  closeContexts,
-  launchBrowser,
   openPage,
   pickFilter,
   type Server,
   screenshot,
   settled,
-  startServer,
+  startSuite,
+  stopSuite,
   unique,
   uniqueKey,
 } from './harness.js';
@@ -114,18 +113,10 @@ const day = (offset = 0) => {
 };
 
 beforeAll(async () => {
-  server = await startServer();
-  base = server.baseUrl;
-  browser = await launchBrowser();
-  // The first account of an instance is its administrator; the test users are plain users.
-  await ApiClient.signUp(base, unique('admin'));
+  ({ server, browser, base } = await startSuite());
 });
 
-afterAll(async () => {
-  await closeContexts();
-  await browser?.close();
-  await server?.stop();
-});
+afterAll(() => stopSuite({ server, browser }));
 
 describe('backlog', () => {
   it('lists the backlog and the open sprints, with filters, sorting and point totals against the budget', async () => {

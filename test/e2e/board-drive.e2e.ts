@@ -7,10 +7,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
-  closeContexts,
   dragKey,
   filterChips,
-  launchBrowser,
   openBoard as openBoardPage,
   openPage,
   pickFilter,
@@ -19,7 +17,8 @@ import {
   screenshot,
   seedBoard,
   settled,
-  startServer,
+  startSuite,
+  stopSuite,
   unique,
 } from './harness.js';
 
@@ -60,18 +59,11 @@ async function pickUp(page: Page, s: Seeded, n: number) {
 }
 
 beforeAll(async () => {
-  server = await startServer();
-  base = server.baseUrl;
-  browser = await launchBrowser();
-  await ApiClient.signUp(base, unique('admin'));
+  ({ server, browser, base } = await startSuite());
   client = await ApiClient.signUp(base, unique('drv'), 'Grace Hopper');
 });
 
-afterAll(async () => {
-  await closeContexts();
-  await browser?.close();
-  await server?.stop();
-});
+afterAll(() => stopSuite({ server, browser }));
 
 describe('drag to a far column', () => {
   it('lands the card in the column under the pointer, without scrolling the board away at 1440 px', async () => {

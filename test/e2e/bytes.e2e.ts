@@ -7,16 +7,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ApiClient,
-  closeContexts,
-  launchBrowser,
-  newContext,
-  type Server,
-  startServer,
-  unique,
-  uniqueKey,
-} from './harness.js';
+import { ApiClient, newContext, type Server, startSuite, stopSuite, unique, uniqueKey } from './harness.js';
 
 let server: Server;
 let browser: Browser;
@@ -28,10 +19,7 @@ let project: { id: string; key: string };
 const THROTTLE = { offline: false, latency: 40, downloadThroughput: 1_250_000, uploadThroughput: 1_250_000 };
 
 beforeAll(async () => {
-  server = await startServer();
-  base = server.baseUrl;
-  browser = await launchBrowser();
-  await ApiClient.signUp(base, unique('admin'));
+  ({ server, browser, base } = await startSuite());
   client = await ApiClient.signUp(base, unique('bytes'), 'Bea Bytes');
   const key = uniqueKey('B');
   project = await client.req('POST', '/api/projects', { name: 'Big Board', key });
@@ -52,11 +40,7 @@ beforeAll(async () => {
   }
 }, 300_000);
 
-afterAll(async () => {
-  await closeContexts();
-  await browser?.close();
-  await server?.stop();
-});
+afterAll(() => stopSuite({ server, browser }));
 
 interface Load {
   jsWire: number;

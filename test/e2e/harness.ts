@@ -81,6 +81,30 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
   };
 }
 
+/** What a test file's browser tests share: one server, one browser, and the instance's administrator. */
+export interface Suite {
+  server: Server;
+  browser: Browser;
+  base: string;
+  /** The instance's first account, its administrator (so that the test users are plain users). */
+  admin: ApiClient;
+}
+
+/** Starts a test file's server and browser and signs up the administrator (in its `beforeAll`). */
+export async function startSuite(env: Record<string, string> = {}): Promise<Suite> {
+  const server = await startServer(env);
+  const browser = await launchBrowser();
+  const admin = await ApiClient.signUp(server.baseUrl, unique('admin'));
+  return { server, browser, base: server.baseUrl, admin };
+}
+
+/** Closes what startSuite opened, and every page context (in the file's `afterAll`). */
+export async function stopSuite(suite: { server?: Server; browser?: Browser }) {
+  await closeContexts();
+  await suite.browser?.close();
+  await suite.server?.stop();
+}
+
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',

@@ -11,13 +11,13 @@ import {
   closeContexts,
   dragKey,
   filterChips,
-  launchBrowser,
   openPage,
   pickFilter,
   type Server,
   screenshot,
   settled,
-  startServer,
+  startSuite,
+  stopSuite,
   unique,
   uniqueKey,
 } from './harness.js';
@@ -87,10 +87,7 @@ async function open(who: ApiClient, path: string, opts: { theme?: 'light' | 'dar
 }
 
 beforeAll(async () => {
-  server = await startServer();
-  base = server.baseUrl;
-  browser = await launchBrowser();
-  await ApiClient.signUp(base, unique('admin'));
+  ({ server, browser, base } = await startSuite());
   ada = await ApiClient.signUp(base, unique('ada'), 'Ada Lovelace');
   bob = await ApiClient.signUp(base, unique('bob'), 'Bob Ross');
 });
@@ -98,11 +95,7 @@ beforeAll(async () => {
 // Every page holds an event stream, and a session may hold only a few: close them after each test.
 afterEach(closeContexts);
 
-afterAll(async () => {
-  await closeContexts();
-  await browser?.close();
-  await server?.stop();
-});
+afterAll(() => stopSuite({ server, browser }));
 
 describe('several values per filter', () => {
   it('filters the board by several types and assignees, keeps them on reload and in a link "me" reads for the opener', async () => {

@@ -2,14 +2,12 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
-  closeContexts,
-  launchBrowser,
   openPage,
   type Server,
   screenshot,
   settled,
-  startServer,
-  unique,
+  startSuite,
+  stopSuite,
   uniqueKey,
 } from './harness.js';
 
@@ -18,18 +16,10 @@ let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
-  server = await startServer();
-  base = server.baseUrl;
-  browser = await launchBrowser();
-  // The first account of an instance becomes its administrator; take it so test users are plain users.
-  await ApiClient.signUp(base, unique('admin'));
+  ({ server, browser, base } = await startSuite());
 });
 
-afterAll(async () => {
-  await closeContexts();
-  await browser?.close();
-  await server?.stop();
-});
+afterAll(() => stopSuite({ server, browser }));
 
 /** The browser's own today (the timeline draws from it), as the page computes it. */
 const localDay = (page: Page) =>

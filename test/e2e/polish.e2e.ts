@@ -11,13 +11,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
   closeContexts,
-  launchBrowser,
   type newContext,
   openPage,
   type Server,
   screenshot,
   settled,
-  startServer,
+  startSuite,
+  stopSuite,
   unique,
 } from './harness.js';
 
@@ -45,10 +45,7 @@ async function ticket(fields: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  server = await startServer();
-  base = server.baseUrl;
-  browser = await launchBrowser();
-  await ApiClient.signUp(base, unique('admin'));
+  ({ server, browser, base } = await startSuite());
   owner = await ApiClient.signUp(base, unique('ada'), 'Ada Lovelace');
   mate = await ApiClient.signUp(base, unique('lin'), 'Linus Park');
   const key = `PL${Date.now().toString(36).slice(-4).toUpperCase()}`;
@@ -60,11 +57,7 @@ beforeAll(async () => {
 // Each page holds event streams, and a session may hold only so many: close them after each test.
 afterEach(() => closeContexts());
 
-afterAll(async () => {
-  await closeContexts();
-  await browser?.close();
-  await server?.stop();
-});
+afterAll(() => stopSuite({ server, browser }));
 
 describe('phone layouts', () => {
   it('backlog: the sort menu sits beside the filters, not over them, and titles keep their words', async () => {

@@ -1,16 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ApiClient,
-  closeContexts,
-  launchBrowser,
-  openPage,
-  type Server,
-  screenshot,
-  startServer,
-  unique,
-  uniqueKey,
-} from './harness.js';
+import { ApiClient, openPage, type Server, screenshot, startSuite, stopSuite, uniqueKey } from './harness.js';
 
 let server: Server;
 let browser: Browser;
@@ -122,18 +112,10 @@ async function streamOpen(page: Page, path: string) {
 }
 
 beforeAll(async () => {
-  server = await startServer();
-  base = server.baseUrl;
-  browser = await launchBrowser();
-  // The first account of an instance becomes its administrator; take it so test users are plain users.
-  await ApiClient.signUp(base, unique('admin'));
+  ({ server, browser, base } = await startSuite());
 });
 
-afterAll(async () => {
-  await closeContexts();
-  await browser?.close();
-  await server?.stop();
-});
+afterAll(() => stopSuite({ server, browser }));
 
 describe('reports', () => {
   it('opens on the active sprint with its burndown, summary and data table as the API reports them', async () => {

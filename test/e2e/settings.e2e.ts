@@ -2,15 +2,14 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
-  closeContexts,
   dragKey,
-  launchBrowser,
   type newContext,
   openPage,
   type Server,
   screenshot,
   settled,
-  startServer,
+  startSuite,
+  stopSuite,
   unique,
   uniqueKey,
 } from './harness.js';
@@ -67,18 +66,10 @@ async function dragOnto(page: Page, handle: Locator, target: Locator) {
 }
 
 beforeAll(async () => {
-  server = await startServer();
-  base = server.baseUrl;
-  browser = await launchBrowser();
-  // The first account of an instance becomes its administrator; take it so test users are plain users.
-  await ApiClient.signUp(base, unique('admin'));
+  ({ server, browser, base } = await startSuite());
 });
 
-afterAll(async () => {
-  await closeContexts();
-  await browser?.close();
-  await server?.stop();
-});
+afterAll(() => stopSuite({ server, browser }));
 
 describe('project settings', () => {
   it('edits the name, description and colour, palette and custom', async () => {

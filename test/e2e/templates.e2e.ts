@@ -3,14 +3,13 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
-  closeContexts,
-  launchBrowser,
   type newContext,
   openPage,
   type Server,
   screenshot,
   settled,
-  startServer,
+  startSuite,
+  stopSuite,
   unique,
   uniqueKey,
 } from './harness.js';
@@ -32,18 +31,10 @@ interface Tpl {
 }
 
 beforeAll(async () => {
-  server = await startServer();
-  base = server.baseUrl;
-  browser = await launchBrowser();
-  // The first account of an instance becomes its administrator; take it so test users are plain users.
-  await ApiClient.signUp(base, unique('admin'));
+  ({ server, browser, base } = await startSuite());
 });
 
-afterAll(async () => {
-  await closeContexts();
-  await browser?.close();
-  await server?.stop();
-});
+afterAll(() => stopSuite({ server, browser }));
 
 describe('ticket templates', () => {
   it('an admin creates templates in settings; a member creates a ticket from one, keeping what they typed', async () => {

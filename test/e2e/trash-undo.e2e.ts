@@ -7,8 +7,6 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiClient,
-  closeContexts,
-  launchBrowser,
   openBoard as openBoardPage,
   openPage,
   type SeededBoard,
@@ -16,7 +14,8 @@ import {
   screenshot,
   seedBoard,
   settled,
-  startServer,
+  startSuite,
+  stopSuite,
   unique,
 } from './harness.js';
 
@@ -42,18 +41,11 @@ const openBoard = (s: Seeded) => openBoardPage(browser, base, client, s);
 const toast = (page: Page, text: string | RegExp) => page.getByTestId('toast').filter({ hasText: text });
 
 beforeAll(async () => {
-  server = await startServer();
-  base = server.baseUrl;
-  browser = await launchBrowser();
-  await ApiClient.signUp(base, unique('admin'));
+  ({ server, browser, base } = await startSuite());
   client = await ApiClient.signUp(base, unique('own'), 'Olive Owner');
 });
 
-afterAll(async () => {
-  await closeContexts();
-  await browser?.close();
-  await server?.stop();
-});
+afterAll(() => stopSuite({ server, browser }));
 
 describe('undo', () => {
   it('undoes a deletion: the ticket comes back with its key', async () => {
