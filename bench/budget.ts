@@ -423,8 +423,7 @@ async function bench(dialect: 'sqlite' | 'postgres') {
         }),
       );
     }
-    // The aims' rounds: each group back to back, ROUNDS times (see ROUNDS).
-    // The writes' rounds: the bare route, a create, the four moves.
+    // The writes' rounds (see ROUNDS): the bare route, a create, the four moves, back to back.
     const writeRounds: Result[][] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const round = [await bareRun(), await create()];
@@ -489,12 +488,8 @@ async function bench(dialect: 'sqlite' | 'postgres') {
     const fmt = (rounds: Result[][], f: (round: Result[]) => number, digits = 2) =>
       `${median(rounds.map(f)).toFixed(digits)} (rounds ${rounds.map((r) => f(r).toFixed(digits)).join(', ')})`;
     console.log(`aims: the median of ${ROUNDS} rounds, each measuring its runs back to back`);
-    const moveNames = [
-      'move in a column of 10',
-      'move in a column of 1,000',
-      'move in a column of 10,000',
-      'move to a random column',
-    ];
+    // The moves' names, as the rounds measured them (after the bare route and the create).
+    const moveNames = (writeRounds[0] ?? []).slice(2).map((r) => r.name);
     console.log(
       `a move's cost in creates (aim <= 1.25): ${moveNames
         .map(
@@ -568,7 +563,6 @@ async function main() {
     if (searched.status !== 0) throw new Error('the search bench failed');
   }
   if (lite && post) {
-    // Each database against its own bare route, so that the machine's drift between the two runs cancels.
     // Each database's creates against the bare route run just before them, median of the rounds.
     const share = median(post.createShare) / median(lite.createShare);
     console.log(
