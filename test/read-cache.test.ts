@@ -12,6 +12,7 @@ import {
 } from '../src/db/changes.js';
 import { connect, type Db, WITH_COMMIT_MARK } from '../src/db/connect.js';
 import { TABLES_IN_ORDER } from '../src/db/types.js';
+import { arg, runPrepared } from '../src/domain/prepared.js';
 import { ReadCache, readCache } from '../src/domain/read-cache.js';
 import { createTestApp, dialect, type TestApp } from './helpers/app.js';
 import { makeProject, makeTicket, type ProjectOut } from './helpers/board.js';
@@ -493,6 +494,60 @@ describe('the generation of the database', () => {
       expect(await description()).toBe('held, then committed');
       // The connection is usable afterwards.
       expect(await description()).toBe('held, then committed');
+    },
+  );
+
+  it.runIf(dialect === 'postgres')(
+    'holds a BEGIN back for the first statement that needs it: prepared reads run ahead, writes roll back, locks last to the COMMIT',
+    async () => {
+      const k = db().kysely;
+      const read = (q: typeof k) =>
+        runPrepared(
+          q,
+          'test-project-description',
+          (d) => d.selectFrom('projects').select('description').where('id', '=', arg(0)),
+          [p.id],
+        ).then((rows) => rows[0]?.description);
+      const setTo = (q: typeof k, description: string) =>
+        q.updateTable('projects').set({ description }).where('id', '=', p.id).execute();
+      await setTo(k, 'before');
+      // A prepared read ahead of the BEGIN, then a write (which carries it), then a failure: the
+      // write is rolled back.
+      await expect(
+        k.transaction().execute(async (tx) => {
+          expect(await read(tx)).toBe('before');
+          await nameProjects(tx, [p.id]);
+          await setTo(tx, 'rolled back');
+          // After the BEGIN went, prepared reads are inside the transaction: they see its write.
+          expect(await read(tx)).toBe('rolled back');
+          throw new Error('undo');
+        }),
+      ).rejects.toThrow('undo');
+      expect(await read(k)).toBe('before');
+      // A locking read carries the BEGIN: its lock lasts to the COMMIT, and another
+      // connection cannot take the row meanwhile.
+      const tryLock = () =>
+        sql`select id from projects where id = ${p.id} for update nowait`.execute(other.kysely);
+      await k.transaction().execute(async (tx) => {
+        expect(await read(tx)).toBe('before');
+        // A named statement, which would otherwise run ahead of the BEGIN.
+        await runPrepared(
+          tx,
+          'test-project-lock',
+          (d) => d.selectFrom('projects').select('id').where('id', '=', arg(0)).forUpdate(),
+          [p.id],
+        );
+        await expect(tryLock()).rejects.toThrow(/could not obtain lock/);
+        await nameProjects(tx, [p.id]);
+        await setTo(tx, 'committed');
+      });
+      await tryLock();
+      expect(await read(k)).toBe('committed');
+      // A transaction of prepared reads only sends no BEGIN and no COMMIT, and leaves the
+      // connection usable.
+      expect(await k.transaction().execute((tx) => read(tx))).toBe('committed');
+      await setTo(k, 'after');
+      expect(await read(k)).toBe('after');
     },
   );
 

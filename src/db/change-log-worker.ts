@@ -30,8 +30,12 @@ const now = clock;
 
 /** Entries older than this are pruned; an instance that read nothing for half of it trusts nothing. */
 const LOG_KEEP_MS = 10 * 60_000;
-/** Readings while the main thread asks: one at least this long after the last one started (at most 250 a second). */
-const READ_EVERY_MS = 4;
+/**
+ * Readings while the main thread asks: one at least this long after the last one started (at most
+ * 125 a second). With a reading's own time it keeps what is known well inside the 20 ms bound
+ * (CHANGE_LOG_STALE_MS), at half the queries of the 4 ms it was.
+ */
+const READ_EVERY_MS = 8;
 /** The main thread asked this long ago or more: stop reading until it asks again. */
 const IDLE_AFTER_MS = 1_000;
 /** One reading takes this many entries at most; more and nothing is trusted. */
@@ -66,10 +70,12 @@ async function readOnce() {
   try {
     if (startedAt - lastFresh > LOG_KEEP_MS / 2) scopes.push(ALL);
     const c = await connected();
-    const r = await c.query<{ id: number; origin: string; scopes: string }>(
-      'select id, origin, scopes from cache_changes where id > $1 order by id limit $2',
-      [seen, PAGE],
-    );
+    // A named statement: parsed and planned once for the connection, not at every reading.
+    const r = await c.query<{ id: number; origin: string; scopes: string }>({
+      name: 'docket-change-log-read',
+      text: 'select id, origin, scopes from cache_changes where id > $1 order by id limit $2',
+      values: [seen, PAGE],
+    });
     if (r.rows.length === PAGE) scopes.push(ALL);
     for (const row of r.rows) {
       if (row.origin !== data.origin) scopes.push(...row.scopes.split(' ').filter(Boolean));

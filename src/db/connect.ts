@@ -117,6 +117,40 @@ function inlineValues(text: string, values: readonly unknown[]): string {
   });
 }
 
+/**
+ * A statement with its `$n` parameters written as untyped literals (`'5'`, `'text'`, NULL), which
+ * PostgreSQL types from their context exactly as it types the extended protocol's untyped text
+ * parameters; null when a value is not a plain string, number or boolean (the driver's own
+ * conversion of dates, buffers and objects is then needed).
+ */
+function inlineUntyped(text: string, values: readonly unknown[]): string | null {
+  for (const v of values) {
+    const t = typeof v;
+    if (
+      !(
+        v === null ||
+        v === undefined ||
+        t === 'string' ||
+        t === 'number' ||
+        t === 'boolean' ||
+        t === 'bigint'
+      )
+    )
+      return null;
+    if (t === 'number' && !Number.isFinite(v)) return null;
+  }
+  return text.replace(/\$(\d+)/g, (_, n: string) => {
+    const v = values[Number(n) - 1];
+    return v === null || v === undefined ? 'NULL' : pg.escapeLiteral(String(v));
+  });
+}
+
+/** A read that locks rows: it belongs inside its transaction, never ahead of a deferred BEGIN. */
+const LOCKING = /\bfor\s+(?:update|share|no\s+key\s+update|key\s+share)\b/i;
+
+/** A transaction's start that can wait for its first statement (READ COMMITTED, no options). */
+const PLAIN_BEGIN = /^\s*begin\s*;?\s*$/i;
+
 /** The name src/domain/prepared.ts gives a statement, at its end. */
 const PREPARED = /\/\*docket:prepare ([A-Za-z0-9_-]+)\*\/$/;
 const LOG_CHANGE_SQL = `with l as (select pg_advisory_xact_lock(${CHANGE_LOG_LOCK})) insert into cache_changes (origin, scopes, created_at) select $1, $2, $3 from l`;
@@ -280,22 +314,46 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
      * log's, the change log's) are held for no round trip at all. Should one fail, PostgreSQL skips
      * the rest, the COMMIT included, and the caller rolls back.
      */
-    const commitWith = async (scopes: string[] | null) => {
+    const commitWith = async (scopes: string[] | null, begin: string | null) => {
       const with_ = held;
       held = [];
       const parts = with_.map((h) => inlineValues(h.text, h.values));
       if (scopes)
         parts.push(inlineValues(LOG_CHANGE_SQL, [origin, scopes.join(' '), new Date().toISOString()]));
+      if (begin !== null) parts.unshift(begin);
       if (parts.length === 0) return query('commit');
+      const skip = begin === null ? 0 : 1;
       try {
         const answer = await query(`${parts.join(';\n')};\ncommit`);
         const results = Array.isArray(answer) ? answer : [answer];
-        for (const [i, h] of with_.entries()) h.resolve(results[i]);
+        for (const [i, h] of with_.entries()) h.resolve(results[i + skip]);
         return results[results.length - 1];
       } catch (err) {
         for (const h of with_) h.reject(err);
         throw err;
       }
+    };
+    /**
+     * A plain BEGIN not sent yet. It goes in one message with the transaction's first statement
+     * that is not one of src/domain/prepared.ts's reads: those plain reads run before it, each in a
+     * snapshot of its own, as READ COMMITTED gives every statement of a transaction anyway (they
+     * take no lock and see no write of the transaction, which has made none yet). One round trip
+     * less per transaction; a transaction that sent nothing else ends without a word.
+     */
+    let deferredBegin: string | null = null;
+    const answered = (command: string) => Promise.resolve({ command, rowCount: 0, rows: [], fields: [] });
+    /** Sends the deferred BEGIN with this statement, its values written as untyped literals. */
+    const withBegin = async (args: unknown[]): Promise<unknown> => {
+      const begin = deferredBegin as string;
+      deferredBegin = null;
+      const first = args[0];
+      const inlined = typeof first === 'string' ? inlineUntyped(first, (args[1] ?? []) as unknown[]) : null;
+      if (inlined === null) {
+        await query(begin);
+        return query(...args);
+      }
+      const answer = await query(`${begin};\n${inlined}`);
+      return Array.isArray(answer) ? answer[answer.length - 1] : answer;
     };
     (client as { query: unknown }).query = (...args: unknown[]) => {
       // pg-pool's own `pool.query` passes a callback; the paths below answer with a promise, so a
@@ -320,6 +378,7 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
       const st = classify(text);
       if (st.kind === 'read') {
         statements++;
+        if (deferredBegin !== null && (!prepared || LOCKING.test(text))) return withBegin(args);
         return query(...args);
       }
       if (st.kind === 'marker') {
@@ -330,25 +389,38 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
       if (st.kind === 'begin') {
         pending.begin();
         dropHeld(new Error('a new transaction began'));
+        deferredBegin = null;
+        if (typeof first === 'string' && PLAIN_BEGIN.test(text)) {
+          deferredBegin = text;
+          return answered('BEGIN');
+        }
         return query(...args);
       }
       if (st.kind === 'rollback') {
         pending.reset();
         dropHeld(new Error('the transaction rolled back'));
+        if (deferredBegin !== null) {
+          deferredBegin = null;
+          return answered('ROLLBACK');
+        }
         return query(...args);
       }
       if (st.kind === 'commit') {
         const scopes = pending.scopes();
         pending.reset();
+        const begin = deferredBegin;
+        deferredBegin = null;
         const logged = logOn && scopes.length > 0;
-        if (scopes.length === 0 && held.length === 0) return query(...args);
-        if (!logged && held.length === 0)
+        // Nothing was sent since the BEGIN (every write sends it): nothing to commit.
+        if (begin !== null && held.length === 0) return answered('COMMIT');
+        if (begin === null && scopes.length === 0 && held.length === 0) return query(...args);
+        if (begin === null && !logged && held.length === 0)
           return (query(...args) as Promise<unknown>).finally(() => tracker.changed(scopes));
         // Announced once the commit has answered: a read on another connection that ran while
         // the commit was under way may have missed it, and is then not kept (ChangeTracker).
         return (async () => {
           try {
-            return await commitWith(logged ? scopes : null);
+            return await commitWith(logged ? scopes : null, begin);
           } catch (err) {
             await query('rollback').catch(() => {});
             throw err;
@@ -359,7 +431,7 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
       }
       pending.write(st);
       if (pending.inTransaction) {
-        if (!WITH_COMMIT.test(text)) return query(...args);
+        if (!WITH_COMMIT.test(text)) return deferredBegin !== null ? withBegin(args) : query(...args);
         // Sent with the COMMIT; answered then (src/domain/event-log.ts appends events so).
         const values = (args[1] ?? []) as unknown[];
         return new Promise((resolve, reject) => held.push({ text, values, resolve, reject }));
@@ -374,7 +446,7 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
         await query('begin');
         try {
           const result = await query(...args);
-          await commitWith(scopes);
+          await commitWith(scopes, null);
           return result;
         } catch (err) {
           await query('rollback').catch(() => {});

@@ -11,6 +11,7 @@ import { DIGITS, rankForIndex } from '../db/ranks.js';
 import type { TicketsTable } from '../db/types.js';
 import type { Services, Tx } from './context.js';
 import { invalidField } from './errors.js';
+import { arg, runPrepared } from './prepared.js';
 
 export { rankForIndex };
 
@@ -47,8 +48,10 @@ export async function tryLockColumn(s: Pick<Services, 'db'>, tx: Tx, columnId: s
 }
 
 /**
- * The rank of a new ticket at the end of a column of the project (a 400 naming `columnId` when the
- * column is not one of the project's).
+ * The column a new ticket goes to (`columnId`, or when null the project's first column) and its
+ * rank at the end of it; a 400 naming `columnId` when the column named is not one of the project's,
+ * null when none was named and the project has no columns yet (the caller makes them, then asks
+ * again). The column is chosen and locked by one statement.
  *
  * On PostgreSQL creates share the column's lock (`for share`): a create that appends does not move
  * anything, so creates into one column need not wait for each other, only for moves, reorders and
@@ -62,26 +65,32 @@ export async function rankForNewTicket(
   s: Pick<Services, 'db'>,
   tx: Tx,
   projectId: string,
-  columnId: string,
-): Promise<string> {
-  const locked =
-    s.db.dialect === 'postgres'
-      ? (
-          await sql`select id from columns where id = ${columnId} and project_id = ${projectId} for share`.execute(
-            tx,
-          )
-        ).rows
-      : await tx
-          .selectFrom('columns')
-          .select('id')
-          .where('id', '=', columnId)
-          .where('project_id', '=', projectId)
-          .execute();
-  if (locked.length === 0) throw invalidField('columnId', 'Must be a column of this project');
-  const list: RankedList = { table: 'tickets', scope: 'column_id', id: columnId };
-  if (s.db.dialect !== 'postgres') return rankAtEnd(tx, list);
-  const { before } = await neighbours(tx, list, null, null);
-  return `${generateKeyBetween(before, null)}${randomDigits(6)}`;
+  columnId: string | null,
+): Promise<{ columnId: string; rank: string } | null> {
+  let q = tx.selectFrom('columns').select('id').where('project_id', '=', projectId);
+  if (columnId !== null) q = q.where('id', '=', columnId);
+  q = q.orderBy('rank').limit(1);
+  if (s.db.dialect === 'postgres') q = q.forShare();
+  const locked = await q.executeTakeFirst();
+  if (!locked) {
+    if (columnId === null) return null;
+    throw invalidField('columnId', 'Must be a column of this project');
+  }
+  const list: RankedList = { table: 'tickets', scope: 'column_id', id: locked.id };
+  if (s.db.dialect !== 'postgres') return { columnId: locked.id, rank: await rankAtEnd(tx, list) };
+  const [last] = await runPrepared(
+    tx,
+    'column-last-rank',
+    (db) =>
+      db
+        .selectFrom('tickets')
+        .select('rank')
+        .where('column_id', '=', arg(0))
+        .orderBy('rank', 'desc')
+        .limit(1),
+    [locked.id],
+  );
+  return { columnId: locked.id, rank: `${generateKeyBetween(last?.rank ?? null, null)}${randomDigits(6)}` };
 }
 
 /** Base-62 digits for a rank's tail; the last is never '0' (a key may not end with it). */

@@ -5,12 +5,13 @@ import { fillFromTemplate } from '../shared/templates.js';
 import type { CreateTicketBody } from '../shared/tickets.js';
 import { assertMayDeleteTickets, projectAccess, ticketInProject } from './access.js';
 import { auditMany } from './audit.js';
-import { lockColumn, rankForNewTicket } from './board-ranks.js';
+import { rankForNewTicket } from './board-ranks.js';
 import { actorOf, type Ctx, type Emit, type Tx } from './context.js';
 import { invalidField } from './errors.js';
 import { newId, nowIso } from './ids.js';
 import type { LinkReader } from './link-visibility.js';
 import { notifyTicketCreated } from './notifications/index.js';
+import { preparedMarker } from './prepared.js';
 import { presentTicketsFull } from './presenters/tickets.js';
 import { defaultColumnRows } from './projects.js';
 import { transactWrite } from './races.js';
@@ -60,8 +61,14 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
     if (!title) throw invalidField('title', 'Must not be blank');
     // The column named is checked by the statement that locks it (rankForNewTicket).
     const refs = await resolveRefs(tx, project, { ...fields, columnId: undefined });
-    const columnId = fields.columnId?.toLowerCase() ?? (await firstColumn(tx, project.id)).id;
-    const rank = await rankForNewTicket(ctx, tx, project.id, columnId);
+    const named = fields.columnId?.toLowerCase() ?? null;
+    const { columnId, rank } =
+      (await rankForNewTicket(ctx, tx, project.id, named)) ??
+      // A project without columns yet: its default columns, made now.
+      ((await rankForNewTicket(ctx, tx, project.id, (await firstColumn(tx, project.id)).id)) as {
+        columnId: string;
+        rank: string;
+      });
     const now = nowIso();
     const row: TicketsTable = {
       id: newId(),
@@ -121,7 +128,7 @@ async function insertTicket(
 ): Promise<number> {
   if (s.db.dialect === 'postgres') {
     const columns = Object.keys(row) as (keyof TicketsTable)[];
-    const { rows } = await sql<{ number: number }>`with n as (
+    const compiled = sql<{ number: number }>`with n as (
         update projects set ticket_counter = ticket_counter + 1 where id = ${row.project_id} returning ticket_counter
       ), t as (
         insert into tickets (${sql.join(columns.map((c) => sql.ref(c)))})
@@ -138,7 +145,13 @@ async function insertTicket(
           watchers.map((w) => sql`(${w.ticket_id}, ${w.user_id})`),
         )}
       )
-      select number from t`.execute(tx);
+      select number from t`.compile(tx);
+    // A named statement per shape (how many labels and watchers): parsed and planned once per
+    // connection, where planning this statement cost more than running it.
+    const { rows } = await tx.executeQuery<{ number: number }>({
+      ...compiled,
+      sql: `${compiled.sql} ${preparedMarker(`ticket-insert-${labels.length}-${watchers.length}`)}`,
+    });
     return Number(rows[0].number);
   }
   const counter = await tx

@@ -37,13 +37,19 @@ const outside = (req: FastifyRequest) => {
  */
 export function registerContractChecks(app: FastifyInstance) {
   app.addHook('onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (typeof payload !== 'string' || outside(req)) return payload;
+    // Text, or the bytes of JSON built elsewhere (the ticket list is kept as bytes).
+    const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? null : undefined;
+    if (text === undefined || outside(req)) return payload;
     if (!String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload;
     const status = reply.statusCode;
     const schema = declared(req, status) ?? (status >= 400 ? errorOut : undefined);
     const where = `${req.method} ${req.routeOptions.url} ${status}`;
-    if (!schema) return fail(where, 'the route declares no response schema for this status');
-    const breach = contractBreach(schema, JSON.parse(payload));
+    if (!schema) {
+      // Bytes without a schema are a file, not an answer built from one.
+      if (text === null) return payload;
+      return fail(where, 'the route declares no response schema for this status');
+    }
+    const breach = contractBreach(schema, JSON.parse(text ?? (payload as Buffer).toString('utf8')));
     if (breach) fail(where, breach);
     return payload;
   });
@@ -56,10 +62,10 @@ function fail(where: string, why: string): never {
 }
 
 /**
- * Sends JSON text built elsewhere (the ticket list and the full read are serialised once and
- * cached as text). Its shape is the route's declared schema; the test suite's contract checks parse
+ * Sends JSON built elsewhere (the ticket list and the full read are serialised once and cached, as
+ * bytes or text). Its shape is the route's declared schema; the test suite's contract checks parse
  * it like any other answer.
  */
-export function sendJsonText(reply: FastifyReply, json: string) {
+export function sendJsonText(reply: FastifyReply, json: string | Buffer) {
   return reply.type('application/json; charset=utf-8').send(json as never);
 }
