@@ -67,7 +67,7 @@ export async function notifyTicketCreated(
 /** What the change notifications read of a ticket after a change. */
 export type TicketAfter = Pick<
   TicketFull,
-  'id' | 'columnId' | 'description' | 'assigneeId' | 'title' | 'priority' | 'dueDate'
+  'id' | 'columnId' | 'description' | 'assigneeId' | 'title' | 'priority' | 'dueDate' | 'watchers'
 >;
 
 export async function notifyTicketsChanged(
@@ -125,19 +125,12 @@ export async function notifyTicketsChanged(
       p.push(`Due date: ${before.due_date ?? 'none'} → ${after.due_date ?? 'none'}`);
     if (p.length > 0) parts.set(after.id, p);
   }
-  if (parts.size > 0) {
-    const watchers = await tx
-      .selectFrom('ticket_watchers')
-      .select(['ticket_id', 'user_id'])
-      .where('ticket_id', 'in', [...parts.keys()])
-      .execute();
-    for (const w of watchers)
-      intents.push({
-        userId: w.user_id,
-        type: 'updated',
-        excerpt: excerptOf((parts.get(w.ticket_id) ?? []).join('; ')),
-        ticketId: w.ticket_id,
-      });
+  // The watchers as the write's own full read shows them (no second look at the table).
+  for (const v of views) {
+    const p = parts.get(v.id);
+    if (!p) continue;
+    for (const w of v.watchers)
+      intents.push({ userId: w.id, type: 'updated', excerpt: excerptOf(p.join('; ')), ticketId: v.id });
   }
   await notify(ctx, tx, emit, project.id, intents);
 }
