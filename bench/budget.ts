@@ -15,7 +15,7 @@
  *   BENCH_DURATION=10 BENCH_CONNECTIONS=10 npm run bench
  *   BENCH_ONLY=sqlite npm run bench          # or postgres
  *   BENCH_TICKETS_PER_PROJECT=500 npm run bench   # a quick smaller run
- *   BENCH_ROUNDS=5 npm run bench             # rounds of the aims' runs, each aim their median (default 3)
+ *   BENCH_ROUNDS=3 npm run bench             # rounds of the aims' runs, each aim their median (default 5)
  *   BENCH_IMPORT=0 npm run bench             # without the imports of 100,000 Jira CSV rows (issue 21,
  *                                            # bench/import.ts: about a minute per database, quiet)
  *   BENCH_CPU_PROF=/tmp/prof npm run bench   # each Docket server writes a CPU profile there when it stops
@@ -45,7 +45,7 @@ const PER_PROJECT = Number(process.env.BENCH_TICKETS_PER_PROJECT ?? 5_000);
  * rounds' ratios, so that the machine's drift (the bare route itself swings by half on this shared
  * 2-core machine) weighs on both sides of a ratio instead of on one.
  */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;

@@ -1,9 +1,11 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { NotificationsTable } from '../../db/types.js';
 import { NOTIFICATION_TYPES, type NotificationType } from '../../shared/mentions.js';
 import { NOTIFICATION_LIMITS } from '../../shared/notifications.js';
 import type { Ctx, Emit, Tx } from '../context.js';
 import { newId, nowIso } from '../ids.js';
 import { queueNotificationMail } from './mail.js';
-import { notificationRows, presentNotification, unreadCountOf } from './present.js';
+import { notificationRows, presentNotification, unreadCountsOf } from './present.js';
 import { mailModeOf, settingsOf } from './settings.js';
 
 /** One reason to tell one person about a change. */
@@ -66,25 +68,36 @@ export async function notify(ctx: Ctx, tx: Tx, emit: Emit, projectId: string, in
   const settings = await settingsOf(tx, [...allowed.keys()]);
   const now = nowIso();
   const foldSince = new Date(Date.now() - NOTIFICATION_LIMITS.foldSeconds * 1000).toISOString();
+  const wanted = [...chosen.values()].filter((i) => allowed.has(i.userId) && settings.has(i.userId));
+  if (wanted.length === 0) return;
+  // The unread notifications from the same actor about the same tickets, made within the fold
+  // window: one read for every person (the latest per person and ticket folds the new reason in).
+  const foldable = wanted.filter((i) => i.ticketId);
+  const folds = new Map<string, Selectable<NotificationsTable>>();
+  if (actorId && foldable.length > 0) {
+    const rows = await tx
+      .selectFrom('notifications')
+      .selectAll()
+      .where('user_id', 'in', [...new Set(foldable.map((i) => i.userId))])
+      .where('ticket_id', 'in', [...new Set(foldable.map((i) => i.ticketId as string))])
+      .where('actor_id', '=', actorId)
+      .where('read_at', 'is', null)
+      .where('created_at', '>=', foldSince)
+      .orderBy('created_at', 'desc')
+      .execute();
+    for (const r of rows) {
+      const key = `${r.user_id}\u0000${r.ticket_id}`;
+      if (!folds.has(key)) folds.set(key, r);
+    }
+  }
+  const inserts: Insertable<NotificationsTable>[] = [];
+  const mails: { id: string; userId: string; address: string }[] = [];
   const touched = new Map<string, string[]>();
-
-  for (const intent of chosen.values()) {
+  for (const intent of wanted) {
     const person = allowed.get(intent.userId);
     const s = settings.get(intent.userId);
     if (!person || !s) continue;
-    const folded =
-      intent.ticketId && actorId
-        ? await tx
-            .selectFrom('notifications')
-            .selectAll()
-            .where('user_id', '=', intent.userId)
-            .where('ticket_id', '=', intent.ticketId)
-            .where('actor_id', '=', actorId)
-            .where('read_at', 'is', null)
-            .where('created_at', '>=', foldSince)
-            .orderBy('created_at', 'desc')
-            .executeTakeFirst()
-        : undefined;
+    const folded = intent.ticketId ? folds.get(`${intent.userId}\u0000${intent.ticketId}`) : undefined;
     let id: string;
     let queueNow = false;
     if (folded) {
@@ -107,38 +120,44 @@ export async function notify(ctx: Ctx, tx: Tx, emit: Emit, projectId: string, in
       id = newId();
       const want = mailModeOf(ctx.config, s, intent.type, person.email);
       queueNow = want === 'instant';
-      await tx
-        .insertInto('notifications')
-        .values({
-          id,
-          user_id: intent.userId,
-          type: intent.type,
-          actor_id: actorId,
-          project_id: projectId,
-          ticket_id: intent.ticketId ?? null,
-          excerpt: intent.excerpt,
-          fold_count: 1,
-          mail: want === 'instant' ? 'queued' : want,
-          created_at: now,
-          updated_at: now,
-          read_at: null,
-        })
-        .execute();
-    }
-    if (queueNow && person.email) {
-      const row = await notificationRows(tx).where('n.id', '=', id).executeTakeFirstOrThrow();
-      await queueNotificationMail(ctx, tx, presentNotification(row), {
-        userId: intent.userId,
-        address: person.email,
+      inserts.push({
+        id,
+        user_id: intent.userId,
+        type: intent.type,
+        actor_id: actorId,
+        project_id: projectId,
+        ticket_id: intent.ticketId ?? null,
+        excerpt: intent.excerpt,
+        fold_count: 1,
+        mail: want === 'instant' ? 'queued' : want,
+        created_at: now,
+        updated_at: now,
+        read_at: null,
       });
     }
+    if (queueNow && person.email) mails.push({ id, userId: intent.userId, address: person.email });
     touched.set(intent.userId, [...(touched.get(intent.userId) ?? []), id]);
   }
-
-  for (const [userId, ids] of touched) {
-    const unreadCount = await unreadCountOf(tx, userId);
-    const rows = await notificationRows(tx).where('n.id', 'in', ids).execute();
-    for (const r of rows) {
+  if (inserts.length > 0) await tx.insertInto('notifications').values(inserts).execute();
+  if (touched.size === 0) return;
+  // Every notification made or folded, as its person sees it, and each person's unread count: one
+  // read each for everyone.
+  const ids = [...touched.values()].flat();
+  const rows = new Map((await notificationRows(tx).where('n.id', 'in', ids).execute()).map((r) => [r.id, r]));
+  for (const m of mails) {
+    const row = rows.get(m.id);
+    if (row)
+      await queueNotificationMail(ctx, tx, presentNotification(row), {
+        userId: m.userId,
+        address: m.address,
+      });
+  }
+  const unread = await unreadCountsOf(tx, [...touched.keys()]);
+  for (const [userId, mine] of touched) {
+    const unreadCount = unread.get(userId) ?? 0;
+    for (const id of mine) {
+      const r = rows.get(id);
+      if (!r) continue;
       emit({
         scope: 'user',
         type: 'notification.created',

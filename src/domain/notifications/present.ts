@@ -55,6 +55,18 @@ export function presentNotification(r: NotificationRow): NotificationOut {
   };
 }
 
+/** Several people's unread counts, in one read (0 for those with none). */
+export async function unreadCountsOf(tx: Tx, userIds: string[]): Promise<Map<string, number>> {
+  const rows = await tx
+    .selectFrom('notifications')
+    .select(['user_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('user_id', 'in', userIds)
+    .where('read_at', 'is', null)
+    .groupBy('user_id')
+    .execute();
+  return new Map(rows.map((r) => [r.user_id, Number(r.n)]));
+}
+
 export async function unreadCountOf(tx: Tx, userId: string): Promise<number> {
   const r = await tx
     .selectFrom('notifications')
