@@ -168,6 +168,24 @@ describe('notifications of changes', () => {
     expect(ids.sort()).toEqual([t1.id, t2.id].sort());
   });
 
+  it('tells five watchers of a change in as many statements as one', async () => {
+    const { owner, people, p } = await team(5);
+    const count = async (watcherIds: string[]) => {
+      const ticket = await makeTicket(owner, p.id, { watcherIds });
+      const before = t.app.services.db.statements();
+      const res = await owner.patch(`/api/projects/${p.id}/tickets/${ticket.id}`, { priority: 'Highest' });
+      expect(res.statusCode, res.body).toBe(200);
+      return t.app.services.db.statements() - before;
+    };
+    const one = await count([people[0].userId]);
+    const five = await count(people.map((u) => u.userId));
+    expect(five).toBe(one);
+    for (const u of people)
+      expect((await inbox(u)).items.filter((i) => i.type === 'updated')).toHaveLength(
+        u === people[0] ? 2 : 1,
+      );
+  });
+
   it('tells a person added to a project, and people with tickets in a sprint that starts or completes', async () => {
     const { owner, people, p } = await team(2);
     const [ann, bob] = people;
