@@ -124,21 +124,14 @@ function inlineValues(text: string, values: readonly unknown[]): string {
  * conversion of dates, buffers and objects is then needed).
  */
 function inlineUntyped(text: string, values: readonly unknown[]): string | null {
-  for (const v of values) {
-    const t = typeof v;
-    if (
-      !(
-        v === null ||
-        v === undefined ||
-        t === 'string' ||
-        t === 'number' ||
-        t === 'boolean' ||
-        t === 'bigint'
-      )
-    )
-      return null;
-    if (t === 'number' && !Number.isFinite(v)) return null;
-  }
+  const plain = (v: unknown) =>
+    v === null ||
+    v === undefined ||
+    typeof v === 'string' ||
+    typeof v === 'boolean' ||
+    typeof v === 'bigint' ||
+    (typeof v === 'number' && Number.isFinite(v));
+  if (!values.every(plain)) return null;
   return text.replace(/\$(\d+)/g, (_, n: string) => {
     const v = values[Number(n) - 1];
     return v === null || v === undefined ? 'NULL' : pg.escapeLiteral(String(v));

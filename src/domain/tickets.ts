@@ -61,14 +61,12 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
     if (!title) throw invalidField('title', 'Must not be blank');
     // The column named is checked by the statement that locks it (rankForNewTicket).
     const refs = await resolveRefs(tx, project, { ...fields, columnId: undefined });
-    const named = fields.columnId?.toLowerCase() ?? null;
-    const { columnId, rank } =
-      (await rankForNewTicket(ctx, tx, project.id, named)) ??
-      // A project without columns yet: its default columns, made now.
-      ((await rankForNewTicket(ctx, tx, project.id, (await firstColumn(tx, project.id)).id)) as {
-        columnId: string;
-        rank: string;
-      });
+    // null: the project has no columns yet; its default columns are made, then the first one taken.
+    const placed =
+      (await rankForNewTicket(ctx, tx, project.id, fields.columnId?.toLowerCase() ?? null)) ??
+      (await rankForNewTicket(ctx, tx, project.id, (await firstColumn(tx, project.id)).id));
+    if (!placed) throw new Error('a column named by id is found or refused, never null');
+    const { columnId, rank } = placed;
     const now = nowIso();
     const row: TicketsTable = {
       id: newId(),

@@ -67,12 +67,7 @@ export async function unreadCountsOf(tx: Tx, userIds: string[]): Promise<Map<str
   return new Map(rows.map((r) => [r.user_id, Number(r.n)]));
 }
 
+/** One person's unread count. */
 export async function unreadCountOf(tx: Tx, userId: string): Promise<number> {
-  const r = await tx
-    .selectFrom('notifications')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('user_id', '=', userId)
-    .where('read_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
+  return (await unreadCountsOf(tx, [userId])).get(userId) ?? 0;
 }
