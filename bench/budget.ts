@@ -19,6 +19,7 @@
  *   BENCH_IMPORT=0 npm run bench             # without the imports of 100,000 Jira CSV rows (issue 21,
  *                                            # bench/import.ts: about a minute per database, quiet)
  *   BENCH_CPU_PROF=/tmp/prof npm run bench   # each Docket server writes a CPU profile there when it stops
+ *   BENCH_HEAP_SNAPSHOT=/tmp/heap npm run bench   # and a heap snapshot once the load has stopped
  *   BENCH_SEARCH=1 npm run bench             # then search at 10,000 and 1,000,000 tickets (issue 17's
  *                                            # aims, bench/search.ts; long: see docs/performance.md)
  */
@@ -65,9 +66,12 @@ async function start(
 ): Promise<{ url: string; child: ChildProcess; ms: number; output(): string }> {
   // Docket as `npm start` runs it (the built server: main() builds it first); the
   // bare route from its TypeScript source.
-  const profile = process.env.BENCH_CPU_PROF
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
-    : [];
+  const profile = [
+    ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ...(process.env.BENCH_HEAP_SNAPSHOT
+      ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${process.env.BENCH_HEAP_SNAPSHOT}`]
+      : []),
+  ];
   const node = args[0].startsWith('dist/') ? [...profile, ...args] : ['--import', 'tsx', ...args];
   const started = await startProcess({ args: node, env, ready: 'listening' });
   children.push(started.child);
@@ -156,10 +160,15 @@ async function memoryParts(base: string): Promise<string> {
   return `heap used ${mb('nodejs_heap_size_used_bytes')} of ${mb('nodejs_heap_size_total_bytes')}, outside the heap ${mb('nodejs_external_memory_bytes')}`;
 }
 
-function rssMb(pid: number): number {
+function rssMb(pid: number, field = 'VmRSS'): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return Math.round(kb / 1024);
+}
+
+/** What the resident memory is made of: anonymous memory (heaps, allocators) and mapped files (code). */
+function rssParts(pid: number): string {
+  return `${rssMb(pid, 'RssAnon')} MB anonymous, ${rssMb(pid, 'RssFile')} MB mapped files`;
 }
 
 async function bench(dialect: 'sqlite' | 'postgres') {
@@ -434,7 +443,31 @@ async function bench(dialect: 'sqlite' | 'postgres') {
     // And once the load has stopped for 10 s (V8 gives back heap it no longer needs when idle).
     await new Promise((r) => setTimeout(r, 10_000));
     const settled = rssMb(docket.child.pid as number);
-    const heap = await memoryParts(base);
+    const heap = `${await memoryParts(base)}; ${rssParts(docket.child.pid as number)}`;
+    if (process.env.BENCH_HEAP_SNAPSHOT) {
+      // A heap snapshot of the server as the load left it (BENCH_HEAP_SNAPSHOT=dir).
+      fs.writeFileSync(
+        path.join(process.env.BENCH_HEAP_SNAPSHOT, `smaps-${dialect}`),
+        fs.readFileSync(`/proc/${docket.child.pid}/smaps`),
+      );
+      const before = new Set(fs.readdirSync(process.env.BENCH_HEAP_SNAPSHOT));
+      docket.child.kill('SIGUSR2');
+      const dir = process.env.BENCH_HEAP_SNAPSHOT;
+      for (let i = 0; i < 600; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        const made = fs.readdirSync(dir).find((f) => !before.has(f) && f.endsWith('.heapsnapshot'));
+        if (!made) continue;
+        // Written when its size stops changing.
+        const size = () => fs.statSync(path.join(dir, made)).size;
+        let last = -1;
+        while (size() !== last) {
+          last = size();
+          await new Promise((r) => setTimeout(r, 2000));
+        }
+        console.log(`[${dialect}] heap snapshot: ${path.join(dir, made)}`);
+        break;
+      }
+    }
     let dbSize = 0;
     if (dialect === 'sqlite') {
       for (const f of ['docket.db', 'docket.db-wal']) {

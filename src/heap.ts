@@ -5,7 +5,81 @@
  * `--optimize-for-size` keeps the young generation and the growth between collections small: the
  * same load then holds the server near 150 MB with no loss of throughput measured (decision 052,
  * docs/performance.md "Memory").
+ *
+ * And the server gives back, once a busy spell has ended, the heap the spell grew (`startIdleCompaction`).
  */
+import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
+import vm from 'node:vm';
 
 v8.setFlagsFromString('--optimize-for-size');
+
+/**
+ * A full collection on demand. V8 gives it only to contexts made while `--expose-gc` is set: one
+ * context is made for it, and the flag is cleared again so that nothing else gets a `gc` global.
+ */
+const fullCollection: () => void = (() => {
+  v8.setFlagsFromString('--expose-gc');
+  try {
+    return vm.runInNewContext('gc') as () => void;
+  } finally {
+    v8.setFlagsFromString('--no-expose-gc');
+  }
+})();
+
+/** The event loop's share of busy time, sampled each second. */
+export interface IdleSample {
+  /** Event loop utilisation over the last second, 0..1. */
+  busy: number;
+  /** V8's heap: reserved and used, bytes. */
+  heapTotal: number;
+  heapUsed: number;
+}
+
+/** Busier than this (of the second), a second counts as load. */
+export const BUSY_SHARE = 0.05;
+/** Quiet seconds after load before the collection. */
+export const QUIET_SECONDS = 2;
+/** Heap reserved beyond what is used, bytes, below which a collection would give back too little. */
+export const SLACK_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Decides, second by second, when to collect: after at least one busy second, once QUIET_SECONDS
+ * quiet ones have followed and the heap holds SLACK_BYTES more than it uses; then not again until
+ * the next busy second. Returns the step function (true: collect now).
+ */
+export function idleCompactionPolicy(): (s: IdleSample) => boolean {
+  let loaded = false;
+  let quiet = 0;
+  return (s) => {
+    if (s.busy > BUSY_SHARE) {
+      loaded = true;
+      quiet = 0;
+      return false;
+    }
+    if (!loaded || ++quiet < QUIET_SECONDS) return false;
+    loaded = false;
+    return s.heapTotal - s.heapUsed >= SLACK_BYTES;
+  };
+}
+
+/**
+ * Once a busy spell ends (two quiet seconds after a busy one), one full collection: V8 grows the
+ * heap with the load and gives it back only when its own memory reducer judges the process idle,
+ * which a server that polls its outboxes and answers health checks may never be (decision 052,
+ * "Amended"). The collection takes tens of milliseconds of a loop that has nothing else to do.
+ * Returns the stop function.
+ */
+export function startIdleCompaction(): () => void {
+  const step = idleCompactionPolicy();
+  let last = performance.eventLoopUtilization();
+  const timer = setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, last).utilization;
+    last = now;
+    const h = v8.getHeapStatistics();
+    if (step({ busy, heapTotal: h.total_heap_size, heapUsed: h.used_heap_size })) fullCollection();
+  }, 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import sharp from 'sharp';
 import type { UsersTable } from '../db/types.js';
 import { generateStoredName } from '../files/storage.js';
 import { removeStoredFiles } from '../files/uploads.js';
@@ -21,6 +20,9 @@ const MAX_SOURCE_PIXELS = 50_000_000;
  */
 export async function renderAvatar(input: string | Buffer): Promise<Buffer> {
   const size = LIMITS.avatarSize;
+  // Loaded with the first avatar: its image library is several megabytes of every server's resident
+  // memory otherwise (decision 052), for something a user does once.
+  const { default: sharp } = await import('sharp');
   return sharp(input, { failOn: 'error', limitInputPixels: MAX_SOURCE_PIXELS, animated: false })
     .rotate()
     .resize(size, size, { fit: 'cover', position: 'centre' })

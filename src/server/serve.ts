@@ -1,5 +1,6 @@
 import 'dotenv/config';
 import { ConfigError, loadConfig } from '../config.js';
+import { startIdleCompaction } from '../heap.js';
 import { buildApp } from './app.js';
 
 /** Starts Docket: validates the configuration, migrates, listens, and shuts down gracefully. */
@@ -35,6 +36,7 @@ export async function serve(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   const address = await app.listen({ port: config.port, host: config.host });
+  startIdleCompaction();
   app.log.info(`Docket is listening at ${address}${config.basePath}/ (${app.services.db.dialect})`);
   // The log is buffered (app.ts): whoever waits for this line gets it now. Fastify types the logger
   // without pino's flush.
