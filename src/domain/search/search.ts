@@ -325,9 +325,9 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
           .where(sql<SqlBool>`s.doc @@ to_tsquery('simple', ${top})`)
           .select(n);
   const firstByRank = textOnly && !cursor && signatureOf(keys) === 'score:desc,updated:desc,id:desc';
-  // PostgreSQL reads each match's document from the table to rank it: its first page by relevance
-  // ranks the matches once (a materialized CTE) for the total, the boundary score and the page.
-  if (firstByRank && dialect === 'postgres') return pgFirstPage(ctx, keys, top as string, params.limit);
+  // The first page by relevance scores the matches once (a materialized CTE) for the total, the
+  // boundary score and the page.
+  if (firstByRank) return firstPageByRank(ctx, keys, top as string, params.limit);
   // PostgreSQL, words with other conditions on the search row, first page: one pass over the
   // matches (a materialized CTE of their sort keys) gives the total and the page; a count apart and
   // a page apart read every match's row twice.
@@ -352,14 +352,6 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
   let page = from(dialect === 'sqlite' && !top && keys[0].name === 'updated' && (await walkUpdated(total)));
   if (keys.some((k) => k.name === 'pkey')) page = page.innerJoin('projects as p', 'p.id', 't.project_id');
   if (cursor) page = page.where(after(keys, cursor));
-  // Words alone over every project, first page by relevance: only the rows scoring at least the
-  // (limit + 1)-th best can be on it, found by the full-text index alone in the same statement, so
-  // the join to the tickets reads those rows instead of every match.
-  if (firstByRank)
-    page = page.where(
-      sql<SqlBool>`r.score <= coalesce((select bm25(ticket_fts, 10.0, 4.0, 1.0) as b from ticket_fts
-            where ticket_fts match ${top} order by b limit 1 offset ${params.limit}), 1e308)`,
-    );
   for (const k of keys) page = page.orderBy(k.expr, k.dir);
   const columns = keys.map((k, i) => k.expr.as(`k${i}`));
   const ordered = await ctx.db.arrays(
@@ -372,15 +364,30 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
   return pageOf(ctx, keys, ordered, params.limit, total);
 }
 
-/** PostgreSQL, words alone over every project, first page by relevance (see searchTickets). */
-async function pgFirstPage(ctx: Ctx, keys: SortKey[], top: string, limit: number): Promise<SearchOut> {
+/**
+ * Words alone over every project, first page by relevance: the matches are scored once, in a
+ * materialized CTE that gives the total, the (limit + 1)-th best score and the page. Only the rows
+ * scoring at least that boundary can be on the page (ties at it are kept, then the order cuts), and
+ * their update time comes from the search row (migration 086). SQLite's bm25 and PostgreSQL's
+ * ts_rank read each match's document; scoring twice (boundary, then page) cost twice.
+ */
+async function firstPageByRank(ctx: Ctx, keys: SortKey[], top: string, limit: number): Promise<SearchOut> {
   const q = sql`to_tsquery('simple', ${top})`;
   const rows = await ctx.db.arrays(
-    sql`with m as materialized (select ticket_id, ts_rank(doc, ${q}) as score, updated_at from ticket_search where doc @@ ${q})
-      select m.score as k0, m.updated_at as k1, m.ticket_id as k2, (select count(*) from m) as total
-      from m
-      where m.score >= coalesce((select score from m order by score desc limit 1 offset ${limit}), -1)
-      order by m.score desc, m.updated_at desc, m.ticket_id desc limit ${limit + 1}`.compile(ctx.db.kysely),
+    ctx.db.dialect === 'sqlite'
+      ? sql`with m as materialized (select rowid as rid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score
+            from ticket_fts where ticket_fts match ${top})
+          select coalesce(-m.score, 0) as k0, s.updated_at as k1, s.ticket_id as k2, (select count(*) from m) as total
+          from m join ticket_search_ids s on s.id = m.rid
+          where m.score <= coalesce((select score from m order by score limit 1 offset ${limit}), 1e308)
+          order by k0 desc, k1 desc, k2 desc limit ${limit + 1}`.compile(ctx.db.kysely)
+      : sql`with m as materialized (select ticket_id, ts_rank(doc, ${q}) as score, updated_at from ticket_search where doc @@ ${q})
+          select m.score as k0, m.updated_at as k1, m.ticket_id as k2, (select count(*) from m) as total
+          from m
+          where m.score >= coalesce((select score from m order by score desc limit 1 offset ${limit}), -1)
+          order by m.score desc, m.updated_at desc, m.ticket_id desc limit ${limit + 1}`.compile(
+          ctx.db.kysely,
+        ),
   );
   return pageOf(ctx, keys, rows, limit, rows.length === 0 ? 0 : Number(rows[0][keys.length]));
 }
