@@ -85,6 +85,10 @@ async function postgresUp(db: Kysely<any>) {
   await run(
     `alter table ticket_search ${SEARCH_ROW_COLUMNS.map((c) => `add column ${c} ${TYPES[c]}`).join(', ')}`,
   );
+  // Every ticket update now rewrites its search row (updated_at at least): room on the page keeps
+  // that a HOT update, which adds nothing to the GIN index while the document and the indexed
+  // columns below are the same.
+  await run('alter table ticket_search set (fillfactor = 90)');
   await run(`update ticket_search s set ${setFrom('t')} from tickets t where t.id = s.ticket_id`);
   const doc = (t: string, comments: string) => `setweight(to_tsvector('simple', docket_fold(${t}.title)), 'A')
       || setweight(to_tsvector('simple', docket_fold(coalesce(${t}.description, ''))), 'B')
@@ -115,5 +119,11 @@ async function postgresUp(db: Kysely<any>) {
   await run(`create trigger ticket_search_columns after update of ${cols} on tickets
     for each row when ((${of('old')}) is distinct from (${of('new')}))
     execute function docket_ticket_search_columns()`);
+  // The filters that narrow words most, as btree indexes beside the GIN one, so that the planner
+  // can AND their bitmaps and read only the rows matching both (`timeout assignee:me`: 982 rows
+  // instead of 28,508).
+  await run('create index ticket_search_type_idx on ticket_search (type, priority)');
+  await run('create index ticket_search_assignee_idx on ticket_search (assignee_id)');
+  await run('create index ticket_search_project_idx on ticket_search (project_id)');
   await run('analyze ticket_search');
 }
