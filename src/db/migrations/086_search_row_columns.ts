@@ -85,10 +85,6 @@ async function postgresUp(db: Kysely<any>) {
   await run(
     `alter table ticket_search ${SEARCH_ROW_COLUMNS.map((c) => `add column ${c} ${TYPES[c]}`).join(', ')}`,
   );
-  // Every ticket update now rewrites its search row (updated_at at least): room on the page keeps
-  // that a HOT update, which adds nothing to the GIN index while the document and the indexed
-  // columns below are the same.
-  await run('alter table ticket_search set (fillfactor = 90)');
   await run(`update ticket_search s set ${setFrom('t')} from tickets t where t.id = s.ticket_id`);
   const doc = (t: string, comments: string) => `setweight(to_tsvector('simple', docket_fold(${t}.title)), 'A')
       || setweight(to_tsvector('simple', docket_fold(coalesce(${t}.description, ''))), 'B')
