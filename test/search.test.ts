@@ -478,6 +478,44 @@ describe('GET /api/search: over every project (the scope left out)', () => {
     expect((await search(owner, 'crash type:epic')).total).toBe(0);
   });
 
+  it('created< and updated< alone: the exact total, counted directly or as every ticket minus the rest', async () => {
+    const count = async (column: 'created_at' | 'updated_at', bound: string) =>
+      Number(
+        (
+          await db()
+            .selectFrom('tickets')
+            .where(column, '<', bound)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const everyTicket = await count('created_at', '9999-01-01');
+    expect(everyTicket).toBeGreaterThan(5);
+    for (const [q, column, bound] of [
+      // Past every ticket's date: counted as all minus none.
+      ['updated<2100-01-01', 'updated_at', '2100-01-01T00:00:00.000Z'],
+      ['created<=2099-12-31', 'created_at', '2100-01-01T00:00:00.000Z'],
+      // Before every ticket: counted directly.
+      ['created<2000-01-01', 'created_at', '2000-01-01T00:00:00.000Z'],
+      // Between the tickets' dates (the bench data's set times and today's): either way, exact.
+      ['updated<2026-02-02', 'updated_at', '2026-02-02T00:00:00.000Z'],
+      ['updated<=2026-02-02', 'updated_at', '2026-02-03T00:00:00.000Z'],
+      [
+        'created<-1d',
+        'created_at',
+        `${new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)}T00:00:00.000Z`,
+      ],
+    ] as const) {
+      const expected = await count(column, bound);
+      const r = await search(admin, q, '&limit=100');
+      expect(r.total, q).toBe(expected);
+      if (expected <= 100) expect(r.items.length, q).toBe(expected);
+      // The member's scope is not every project: counted directly, the same rule.
+      const mine = await search(owner, q, '&limit=100');
+      expect(mine.total, q).toBe(mine.items.length);
+    }
+  });
+
   for (const q of ['', 'sort:updated-asc', 'type:bug OR type:task', '-is:done']) {
     it(`filters sorted by update, walking the update index or sorting the matches (${q || 'no query'})`, async () => {
       const all = await search(admin, q, '&limit=100');

@@ -44,6 +44,11 @@ export interface CompiledQuery {
    * texts), so that it can be tested on the search row under the alias `t` instead of the ticket.
    */
   onSearchRow: boolean;
+  /**
+   * The whole query is `created<…` or `updated<…` (or `<=`): the column and the bound it is below.
+   * Such a range often holds most tickets, whose exact count is every ticket minus the rest.
+   */
+  before: { column: 'created_at' | 'updated_at'; bound: string } | null;
 }
 
 /** A 400 in the validation shape naming the query term and its position. */
@@ -416,7 +421,18 @@ export async function compileQuery(
   const where = topMatch ? and([textMatch(dialect, topMatch), rest]) : rest;
   // Relevance: the top-level words when they are all the words; else any of the words.
   const rankMatch = rankTerms.length === 0 ? topMatch : matchText(dialect, [...topTerms, ...rankTerms], 'or');
+  let before: CompiledQuery['before'] = null;
+  if (root?.kind === 'field' && (root.field === 'created' || root.field === 'updated'))
+    if (root.op === '<' || root.op === '<=') {
+      const day = dayOf(root.value, today);
+      before = {
+        column: root.field === 'created' ? 'created_at' : 'updated_at',
+        // The same bound as the compiled condition (`<=` a day is `<` the next day's start).
+        bound: `${root.op === '<' ? day : addDays(day, 1)}T00:00:00.000Z`,
+      };
+    }
   return {
+    before,
     where,
     rest,
     restEmpty: restNode === null,

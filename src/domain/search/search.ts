@@ -345,7 +345,9 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
   }
   let total = windowed
     ? 0
-    : Number(((await (counter as ReturnType<typeof from>).executeTakeFirstOrThrow()) as { n: unknown }).n);
+    : (await countBeforeByComplement(db, compiled, everything))
+      ? await countByComplement(db, compiled.before as NonNullable<CompiledQuery['before']>)
+      : Number(((await (counter as ReturnType<typeof from>).executeTakeFirstOrThrow()) as { n: unknown }).n);
 
   // The page in two steps: the ids and sort values in order (a narrow sort, often from an index
   // alone), then the rows of those ids; sorting whole rows (descriptions and all) cost more than the rest.
@@ -362,6 +364,40 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
   );
   if (windowed) total = ordered.length === 0 ? 0 : Number(ordered[0][keys.length]);
   return pageOf(ctx, keys, ordered, params.limit, total);
+}
+
+/**
+ * `created<…` or `updated<…` alone over every project, when the bound lies past the middle of the
+ * column's range (the index's two ends; dates spread evenly put most tickets below it): counting the
+ * tickets at or above the bound reads fewer index entries than counting those below it
+ * (`updated<-30d`: 825,000 entries). The columns are never null, so the two counts add up to all.
+ */
+async function countBeforeByComplement(db: Kysely<any>, compiled: CompiledQuery, everything: boolean) {
+  const b = compiled.before;
+  if (!b || !everything || compiled.topMatch !== null) return false;
+  const col = sql.ref(b.column);
+  const row = await db
+    .selectNoFrom([
+      sql<string | null>`(select min(${col}) from tickets)`.as('lo'),
+      sql<string | null>`(select max(${col}) from tickets)`.as('hi'),
+    ])
+    .executeTakeFirstOrThrow();
+  if (row.lo === null || row.hi === null) return false;
+  const [lo, hi, at] = [Date.parse(row.lo), Date.parse(row.hi), Date.parse(b.bound)];
+  return hi > lo && (at - lo) / (hi - lo) > 0.5;
+}
+
+/** The exact count of tickets below `before.bound`: every ticket minus those at or above it. */
+async function countByComplement(db: Kysely<any>, before: NonNullable<CompiledQuery['before']>) {
+  const row = await db
+    .selectNoFrom([
+      sql<number>`(select count(*) from tickets)`.as('all'),
+      sql<number>`(select count(*) from tickets t where ${sql.ref(`t.${before.column}`)} >= ${before.bound})`.as(
+        'above',
+      ),
+    ])
+    .executeTakeFirstOrThrow();
+  return Number(row.all) - Number(row.above);
 }
 
 /**
