@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/domain/ids.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
@@ -477,6 +478,44 @@ describe('GET /api/search: over every project (the scope left out)', () => {
     expect((await search(owner, 'crash type:epic')).total).toBe(0);
   });
 
+  it('created< and updated< alone: the exact total, counted directly or as every ticket minus the rest', async () => {
+    const count = async (column: 'created_at' | 'updated_at', bound: string) =>
+      Number(
+        (
+          await db()
+            .selectFrom('tickets')
+            .where(column, '<', bound)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const everyTicket = await count('created_at', '9999-01-01');
+    expect(everyTicket).toBeGreaterThan(5);
+    for (const [q, column, bound] of [
+      // Past every ticket's date: counted as all minus none.
+      ['updated<2100-01-01', 'updated_at', '2100-01-01T00:00:00.000Z'],
+      ['created<=2099-12-31', 'created_at', '2100-01-01T00:00:00.000Z'],
+      // Before every ticket: counted directly.
+      ['created<2000-01-01', 'created_at', '2000-01-01T00:00:00.000Z'],
+      // Between the tickets' dates (the bench data's set times and today's): either way, exact.
+      ['updated<2026-02-02', 'updated_at', '2026-02-02T00:00:00.000Z'],
+      ['updated<=2026-02-02', 'updated_at', '2026-02-03T00:00:00.000Z'],
+      [
+        'created<-1d',
+        'created_at',
+        `${new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)}T00:00:00.000Z`,
+      ],
+    ] as const) {
+      const expected = await count(column, bound);
+      const r = await search(admin, q, '&limit=100');
+      expect(r.total, q).toBe(expected);
+      if (expected <= 100) expect(r.items.length, q).toBe(expected);
+      // The member's scope is not every project: counted directly, the same rule.
+      const mine = await search(owner, q, '&limit=100');
+      expect(mine.total, q).toBe(mine.items.length);
+    }
+  });
+
   for (const q of ['', 'sort:updated-asc', 'type:bug OR type:task', '-is:done']) {
     it(`filters sorted by update, walking the update index or sorting the matches (${q || 'no query'})`, async () => {
       const all = await search(admin, q, '&limit=100');
@@ -489,4 +528,156 @@ describe('GET /api/search: over every project (the scope left out)', () => {
       expect(order.filter((k) => mine.has(k))).toEqual([...mine]);
     });
   }
+});
+
+describe('GET /api/search: words with conditions read the search row (migration 086)', () => {
+  /** Rows whose search row's copy differs from the ticket (none when the triggers keep it in step). */
+  async function outOfStep(): Promise<unknown[]> {
+    const cols = [
+      'project_id',
+      'number',
+      'type',
+      'priority',
+      'column_id',
+      'assignee_id',
+      'reporter_id',
+      'sprint_id',
+      'parent_id',
+      'story_points',
+      'due_date',
+      'created_at',
+      'updated_at',
+    ];
+    const differs = cols.map((c) => `s.${c} is distinct from t.${c}`).join(' or ');
+    const dialect = t.app.services.db.dialect;
+    const rows = await sql
+      .raw(
+        dialect === 'sqlite'
+          ? `select t.id from tickets t left join ticket_search_ids s on s.ticket_id = t.id
+             where s.ticket_id is null or ${differs.replace(/is distinct from/g, 'is not')}
+             union all select s.ticket_id from ticket_search_ids s where s.ticket_id not in (select id from tickets)`
+          : `select t.id from tickets t left join ticket_search s on s.ticket_id = t.id
+             where s.ticket_id is null or ${differs}
+             union all select s.ticket_id from ticket_search s where s.ticket_id not in (select id from tickets)`,
+      )
+      .execute(db());
+    return rows.rows;
+  }
+  /** The keys `q` finds, and the keys the same words find through the tickets (an OR keeps them off the search row). */
+  async function both(q: string, filters: string): Promise<string[]> {
+    const row = await keys(`${q} ${filters}`, admin);
+    const viaTickets = await keys(`(${q} OR ${q}) ${filters}`, admin);
+    expect(row, `${q} ${filters}`).toEqual(viaTickets);
+    return row;
+  }
+
+  it('follows creates, edits, moves, sprint and column changes, deletes and restores', async () => {
+    const p = await makeProject(admin, { name: 'Narwhals', key: unique('N').slice(0, 8).toUpperCase() });
+    const cols = await columnsOf(admin, p.id);
+    const [todo, doing] = cols;
+    const done = cols[cols.length - 1];
+    const sprint = (await admin.post(`/api/projects/${p.id}/sprints`, { name: 'Narwhal Sprint' })).json();
+    const a = await makeTicket(admin, p.id, { title: 'Narwhal alpha', type: 'Bug', priority: 'High' });
+    const b = await makeTicket(admin, p.id, {
+      title: 'Narwhal beta',
+      type: 'Task',
+      sprintId: sprint.id,
+      storyPoints: 3,
+      parentId: a.id,
+    });
+    const c = await makeTicket(admin, p.id, { title: 'Narwhal gamma', type: 'Story', dueDate: '2026-05-01' });
+    expect(await outOfStep()).toEqual([]);
+    expect(await both('narwhal', 'type:bug')).toEqual([a.key]);
+    expect(await both('narwhal', `parent:${a.key}`)).toEqual([b.key]);
+    expect(await both('narwhal', 'points>=3')).toEqual([b.key]);
+    expect(await both('narwhal', 'due<2026-06-01')).toEqual([c.key]);
+
+    // Edits of the copied columns.
+    const patch = (x: { id: string }, body: object) =>
+      admin
+        .patch(`/api/projects/${p.id}/tickets/${x.id}`, body)
+        .then((r) => expect(r.statusCode, r.body).toBe(200));
+    await patch(c, {
+      type: 'Bug',
+      priority: 'Critical',
+      assigneeId: admin.userId,
+      storyPoints: 8,
+      dueDate: null,
+    });
+    expect(await both('narwhal', 'type:bug')).toEqual([a.key, c.key].sort());
+    expect(await both('narwhal', 'priority:critical assignee:me')).toEqual([c.key]);
+    expect(await both('narwhal', 'due:none')).toEqual([a.key, b.key, c.key].sort());
+    // A move to another column (is:done reads the column).
+    await patch(a, { columnId: done.id });
+    await patch(b, { columnId: doing.id });
+    expect(await both('narwhal', 'is:done')).toEqual([a.key]);
+    expect(await both('narwhal', `status:"${todo.name}"`)).toEqual([c.key]);
+    // The order by an updated column follows the copy.
+    const order = (await search(admin, 'narwhal sort:priority', '&limit=10')).items.map((i) => i.key);
+    expect(order).toEqual([c.key, a.key, b.key]);
+    // Deleting the parent sets the child's parent to null (a foreign key's action, not an update of the app).
+    await db().deleteFrom('tickets').where('id', '=', a.id).execute();
+    expect(await outOfStep()).toEqual([]);
+    // The sprint's tickets go to the backlog when it is completed.
+    expect((await admin.post(`/api/projects/${p.id}/sprints/${sprint.id}/start`, {})).statusCode).toBe(200);
+    expect(await both('narwhal', 'sprint:active')).toEqual([b.key]);
+    const completed = await admin.post(`/api/projects/${p.id}/sprints/${sprint.id}/complete`, {
+      incompleteAction: 'moveToBacklog',
+    });
+    expect(completed.statusCode, completed.body).toBe(200);
+    expect(await both('narwhal', 'sprint:none')).toEqual([b.key, c.key].sort());
+    // Deleting a column moves its tickets.
+    const del = await admin.del(`/api/projects/${p.id}/columns/${doing.id}`, { moveTicketsTo: done.id });
+    expect(del.statusCode, del.body).toBe(200);
+    expect(await both('narwhal', 'is:done')).toEqual([b.key]);
+    // Delete to the trash and restore.
+    expect((await admin.del(`/api/projects/${p.id}/tickets/${c.id}`)).statusCode).toBe(200);
+    expect(await both('narwhal', 'type:bug')).toEqual([]);
+    const trash = (await admin.get(`/api/projects/${p.id}/trash`)).json();
+    const restored = await admin.post(`/api/projects/${p.id}/trash/${trash.items[0].id}/restore`, {});
+    expect(restored.statusCode, restored.body).toBe(200);
+    expect(await both('narwhal', 'type:bug priority:critical')).toEqual([c.key]);
+    expect(await outOfStep()).toEqual([]);
+  });
+
+  it('the first page and its total on the search row equal the ones through the tickets, sorted every way', async () => {
+    for (const sort of [
+      '',
+      'sort:priority',
+      'sort:due',
+      'sort:points-asc',
+      'sort:created',
+      'sort:key',
+      'sort:updated-asc',
+    ]) {
+      for (const filters of [
+        '-type:story',
+        `project:${web.key}`,
+        'is:open',
+        'assignee:me OR is:unassigned',
+      ]) {
+        const q = `crash ${filters} ${sort}`;
+        const onRow = await search(owner, q, '&limit=1');
+        const all = await search(owner, q, '&limit=100');
+        expect(onRow.total, q).toBe(all.total);
+        expect(
+          onRow.items.map((i) => i.key),
+          q,
+        ).toEqual(all.items.slice(0, 1).map((i) => i.key));
+        // The same words through the tickets (inside an OR they are not the top level's): the same
+        // tickets, in the same order when the sort is not by relevance.
+        const viaTickets = await search(owner, `(crash OR crash) ${filters} ${sort}`, '&limit=100');
+        expect(viaTickets.total, q).toBe(all.total);
+        const order = (r: typeof all) => r.items.map((i) => i.key);
+        if (sort) expect(order(all), q).toEqual(order(viaTickets));
+        else expect([...order(all)].sort(), q).toEqual([...order(viaTickets)].sort());
+        // has:description needs the ticket's text: the tickets path, the same answer.
+        const withText = await search(owner, `crash has:description ${filters} ${sort}`, '&limit=100');
+        expect(
+          withText.items.map((i) => i.key),
+          q,
+        ).toEqual(all.items.map((i) => i.key).filter((k) => withText.items.some((w) => w.key === k)));
+      }
+    }
+  });
 });

@@ -282,7 +282,10 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
   const pool = new pg.Pool({
     connectionString,
     max: 10,
-    ...(schema ? { options: `-c search_path="${schema}"` } : {}),
+    // No JIT compilation: Docket's statements run in milliseconds, and compiling one that the
+    // planner costs high (a search's count over many matches) took 100 to 130 ms by itself here
+    // (docs/performance.md, "Search"). The answers are the same.
+    options: `-c jit=off${schema ? ` -c search_path="${schema}"` : ''}`,
   });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.

@@ -25,6 +25,7 @@ import * as m076 from './migrations/076_cache_changes.js';
 import * as m080 from './migrations/080_trash.js';
 import * as m082 from './migrations/082_ticket_templates.js';
 import * as m084 from './migrations/084_search_filter_indexes.js';
+import * as m086 from './migrations/086_search_row_columns.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '080_trash': m080,
   '082_ticket_templates': m082,
   '084_search_filter_indexes': m084,
+  '086_search_row_columns': m086,
 };
 
 /** Every migration's name, in order. */

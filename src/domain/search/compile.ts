@@ -39,6 +39,16 @@ export interface CompiledQuery {
   rankMatch: string | null;
   /** The ticket a ticket-key word names: put first under relevance. */
   keyTicketId: string | null;
+  /**
+   * True when `rest` reads only columns the search row copies (migration 086: every column but the
+   * texts), so that it can be tested on the search row under the alias `t` instead of the ticket.
+   */
+  onSearchRow: boolean;
+  /**
+   * The whole query is `created<…` or `updated<…` (or `<=`): the column and the bound it is below.
+   * Such a range often holds most tickets, whose exact count is every ticket minus the rest.
+   */
+  before: { column: 'created_at' | 'updated_at'; bound: string } | null;
 }
 
 /** A 400 in the validation shape naming the query term and its position. */
@@ -134,6 +144,8 @@ export async function compileQuery(
         : q.where(col, 'in', scope.projectIds);
   let keyTicketId: string | null = null;
   let doneIds: string[] | null = null;
+  // A condition on a column the search row does not copy (the description) needs the ticket's row.
+  let readsText = false;
 
   // The last free word of the whole query is a prefix ("as you type").
   const lastWord = (() => {
@@ -352,6 +364,7 @@ export async function compileQuery(
           case 'comment':
             return sql<SqlBool>`t.id in (select ticket_id from comments)`;
           case 'description':
+            readsText = true;
             return sql<SqlBool>`(t.description is not null and t.description <> '')`;
           case 'link':
             return sql<SqlBool>`(t.id in (select source_ticket_id from ticket_links) or t.id in (select target_ticket_id from ticket_links))`;
@@ -408,7 +421,26 @@ export async function compileQuery(
   const where = topMatch ? and([textMatch(dialect, topMatch), rest]) : rest;
   // Relevance: the top-level words when they are all the words; else any of the words.
   const rankMatch = rankTerms.length === 0 ? topMatch : matchText(dialect, [...topTerms, ...rankTerms], 'or');
-  return { where, rest, restEmpty: restNode === null, topMatch, rankMatch, keyTicketId };
+  let before: CompiledQuery['before'] = null;
+  if (root?.kind === 'field' && (root.field === 'created' || root.field === 'updated'))
+    if (root.op === '<' || root.op === '<=') {
+      const day = dayOf(root.value, today);
+      before = {
+        column: root.field === 'created' ? 'created_at' : 'updated_at',
+        // The same bound as the compiled condition (`<=` a day is `<` the next day's start).
+        bound: `${root.op === '<' ? day : addDays(day, 1)}T00:00:00.000Z`,
+      };
+    }
+  return {
+    before,
+    where,
+    rest,
+    restEmpty: restNode === null,
+    topMatch,
+    rankMatch,
+    keyTicketId,
+    onSearchRow: !readsText,
+  };
 }
 
 /** The done columns (chosen, else the last) of every project in scope. */

@@ -18,6 +18,25 @@ import { type CompiledQuery, compileQuery, queryError, type Scope } from './comp
 
 type Bool = RawBuilder<SqlBool>;
 
+/** The ticket columns a search row copies (migration 086), under the tickets' names. */
+const ROW_COLUMNS = sql.raw(
+  [
+    'project_id',
+    'number',
+    'type',
+    'priority',
+    'column_id',
+    'assignee_id',
+    'reporter_id',
+    'sprint_id',
+    'parent_id',
+    'story_points',
+    'due_date',
+    'created_at',
+    'updated_at',
+  ].join(', '),
+);
+
 /** Parses `text`, turning a malformed query into a 400 naming the term (under `path`). */
 export function parseOrThrow(text: string, path = 'q'): ParsedQuery {
   try {
@@ -67,7 +86,13 @@ const PRIORITY_CASE = sql`(case t.priority ${sql.join(
   sql` `,
 )} end)`;
 
-function sortKeysOf(dialect: 'sqlite' | 'postgres', parsed: ParsedQuery, compiled: CompiledQuery): SortKey[] {
+function sortKeysOf(
+  dialect: 'sqlite' | 'postgres',
+  parsed: ParsedQuery,
+  compiled: CompiledQuery,
+  /** PostgreSQL: the alias of the row holding the tsvector (`s`, or `t` when the search row is the ticket). */
+  docOf = 's',
+): SortKey[] {
   const keys: SortKey[] = [];
   const spec: SortSpec[] = parsed.sort;
   if (spec.length === 0 && compiled.rankMatch !== null) {
@@ -83,7 +108,7 @@ function sortKeysOf(dialect: 'sqlite' | 'postgres', parsed: ParsedQuery, compile
       expr:
         dialect === 'sqlite'
           ? sql`coalesce(-r.score, 0)`
-          : sql`coalesce(ts_rank(s.doc, to_tsquery('simple', ${compiled.rankMatch})), 0)`,
+          : sql`coalesce(ts_rank(${sql.ref(`${docOf}.doc`)}, to_tsquery('simple', ${compiled.rankMatch})), 0)`,
       dir: 'desc',
       type: 'real',
     });
@@ -194,7 +219,10 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
   const parsed = parseOrThrow(params.q);
   const scope = await searchScope(ctx);
   const compiled = await compileQuery(ctx.db.kysely, dialect, parsed, scope);
-  const keys = sortKeysOf(dialect, parsed, compiled);
+  // Words at the top level drive the query from the full-text index; their conditions and sort keys
+  // are read from the search row's copy of the ticket (migration 086) when they need no text.
+  const onRow = compiled.topMatch !== null && compiled.onSearchRow;
+  const keys = sortKeysOf(dialect, parsed, compiled, onRow ? 't' : 's');
   const cursor = params.cursor ? decodeCursor(keys, params.cursor) : null;
   const db = ctx.db.kysely as unknown as Kysely<any>;
   const everything = await seesEveryProject(db, scope);
@@ -222,6 +250,28 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
   const top = compiled.topMatch;
   /** The tickets the query can match: driven from the full-text index when the top level has words. */
   const from = (walk = false) => {
+    // The matches joined to their search rows alone (one lookup by integer key on SQLite, no second
+    // table on PostgreSQL), the search row standing for the ticket as `t`; the page's rows are read
+    // from the tickets afterwards (pageOf).
+    if (top && onRow && dialect === 'sqlite')
+      return db
+        .selectFrom(
+          sql`(select rowid as rid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score from ticket_fts where ticket_fts match ${top})`.as(
+            'r',
+          ),
+        )
+        .innerJoin(
+          sql`(select id as rid, ticket_id as id, ${ROW_COLUMNS} from ticket_search_ids)`.as('t'),
+          (j) => j.onRef('t.rid', '=', 'r.rid'),
+        )
+        .where(scopeCond)
+        .where(compiled.rest);
+    if (top && onRow)
+      return db
+        .selectFrom(sql`(select ticket_id as id, doc, ${ROW_COLUMNS} from ticket_search)`.as('t'))
+        .where(sql<SqlBool>`t.doc @@ to_tsquery('simple', ${top})`)
+        .where(scopeCond)
+        .where(compiled.rest);
     if (top && dialect === 'sqlite')
       return db
         .selectFrom(
@@ -275,26 +325,35 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
           .where(sql<SqlBool>`s.doc @@ to_tsquery('simple', ${top})`)
           .select(n);
   const firstByRank = textOnly && !cursor && signatureOf(keys) === 'score:desc,updated:desc,id:desc';
-  // PostgreSQL reads each match's document from the table to rank it: its first page by relevance
-  // ranks the matches once (a materialized CTE) for the total, the boundary score and the page.
-  if (firstByRank && dialect === 'postgres') return pgFirstPage(ctx, keys, top as string, params.limit);
+  // The first page by relevance scores the matches once (a materialized CTE) for the total, the
+  // boundary score and the page.
+  if (firstByRank) return firstPageByRank(ctx, keys, top as string, params.limit);
+  // PostgreSQL, words with other conditions on the search row, first page: one pass over the
+  // matches (a materialized CTE of their sort keys) gives the total and the page; a count apart and
+  // a page apart read every match's row twice.
+  if (dialect === 'postgres' && onRow && !textOnly && !cursor) {
+    let inner = from();
+    if (keys.some((k) => k.name === 'pkey')) inner = inner.innerJoin('projects as p', 'p.id', 't.project_id');
+    const names = keys.map((_, i) => sql.ref(`m.k${i}`));
+    const order = keys.map((k, i) => sql`${names[i]} ${sql.raw(k.dir)}`);
+    const rows = await ctx.db.arrays(
+      sql`with m as materialized (${inner.select(keys.map((k, i) => k.expr.as(`k${i}`)))})
+        select ${sql.join(names)}, (select count(*) from m) as total from m
+        order by ${sql.join(order)} limit ${params.limit + 1}`.compile(ctx.db.kysely),
+    );
+    return pageOf(ctx, keys, rows, params.limit, rows.length === 0 ? 0 : Number(rows[0][keys.length]));
+  }
   let total = windowed
     ? 0
-    : Number(((await (counter as ReturnType<typeof from>).executeTakeFirstOrThrow()) as { n: unknown }).n);
+    : (await countBeforeByComplement(db, compiled, everything))
+      ? await countByComplement(db, compiled.before as NonNullable<CompiledQuery['before']>)
+      : Number(((await (counter as ReturnType<typeof from>).executeTakeFirstOrThrow()) as { n: unknown }).n);
 
   // The page in two steps: the ids and sort values in order (a narrow sort, often from an index
   // alone), then the rows of those ids; sorting whole rows (descriptions and all) cost more than the rest.
   let page = from(dialect === 'sqlite' && !top && keys[0].name === 'updated' && (await walkUpdated(total)));
   if (keys.some((k) => k.name === 'pkey')) page = page.innerJoin('projects as p', 'p.id', 't.project_id');
   if (cursor) page = page.where(after(keys, cursor));
-  // Words alone over every project, first page by relevance: only the rows scoring at least the
-  // (limit + 1)-th best can be on it, found by the full-text index alone in the same statement, so
-  // the join to the tickets reads those rows instead of every match.
-  if (firstByRank)
-    page = page.where(
-      sql<SqlBool>`r.score <= coalesce((select bm25(ticket_fts, 10.0, 4.0, 1.0) as b from ticket_fts
-            where ticket_fts match ${top} order by b limit 1 offset ${params.limit}), 1e308)`,
-    );
   for (const k of keys) page = page.orderBy(k.expr, k.dir);
   const columns = keys.map((k, i) => k.expr.as(`k${i}`));
   const ordered = await ctx.db.arrays(
@@ -307,15 +366,64 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
   return pageOf(ctx, keys, ordered, params.limit, total);
 }
 
-/** PostgreSQL, words alone over every project, first page by relevance (see searchTickets). */
-async function pgFirstPage(ctx: Ctx, keys: SortKey[], top: string, limit: number): Promise<SearchOut> {
+/**
+ * `created<…` or `updated<…` alone over every project, when the bound lies past the middle of the
+ * column's range (the index's two ends; dates spread evenly put most tickets below it): counting the
+ * tickets at or above the bound reads fewer index entries than counting those below it
+ * (`updated<-30d`: 825,000 entries). The columns are never null, so the two counts add up to all.
+ */
+async function countBeforeByComplement(db: Kysely<any>, compiled: CompiledQuery, everything: boolean) {
+  const b = compiled.before;
+  if (!b || !everything || compiled.topMatch !== null) return false;
+  const col = sql.ref(b.column);
+  const row = await db
+    .selectNoFrom([
+      sql<string | null>`(select min(${col}) from tickets)`.as('lo'),
+      sql<string | null>`(select max(${col}) from tickets)`.as('hi'),
+    ])
+    .executeTakeFirstOrThrow();
+  if (row.lo === null || row.hi === null) return false;
+  const [lo, hi, at] = [Date.parse(row.lo), Date.parse(row.hi), Date.parse(b.bound)];
+  return hi > lo && (at - lo) / (hi - lo) > 0.5;
+}
+
+/** The exact count of tickets below `before.bound`: every ticket minus those at or above it. */
+async function countByComplement(db: Kysely<any>, before: NonNullable<CompiledQuery['before']>) {
+  const row = await db
+    .selectNoFrom([
+      sql<number>`(select count(*) from tickets)`.as('all'),
+      sql<number>`(select count(*) from tickets t where ${sql.ref(`t.${before.column}`)} >= ${before.bound})`.as(
+        'above',
+      ),
+    ])
+    .executeTakeFirstOrThrow();
+  return Number(row.all) - Number(row.above);
+}
+
+/**
+ * Words alone over every project, first page by relevance: the matches are scored once, in a
+ * materialized CTE that gives the total, the (limit + 1)-th best score and the page. Only the rows
+ * scoring at least that boundary can be on the page (ties at it are kept, then the order cuts), and
+ * their update time comes from the search row (migration 086). SQLite's bm25 and PostgreSQL's
+ * ts_rank read each match's document; scoring twice (boundary, then page) cost twice.
+ */
+async function firstPageByRank(ctx: Ctx, keys: SortKey[], top: string, limit: number): Promise<SearchOut> {
   const q = sql`to_tsquery('simple', ${top})`;
   const rows = await ctx.db.arrays(
-    sql`with m as materialized (select ticket_id, ts_rank(doc, ${q}) as score from ticket_search where doc @@ ${q})
-      select m.score as k0, t.updated_at as k1, t.id as k2, (select count(*) from m) as total
-      from m join tickets t on t.id = m.ticket_id
-      where m.score >= coalesce((select score from m order by score desc limit 1 offset ${limit}), -1)
-      order by m.score desc, t.updated_at desc, t.id desc limit ${limit + 1}`.compile(ctx.db.kysely),
+    ctx.db.dialect === 'sqlite'
+      ? sql`with m as materialized (select rowid as rid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score
+            from ticket_fts where ticket_fts match ${top})
+          select coalesce(-m.score, 0) as k0, s.updated_at as k1, s.ticket_id as k2, (select count(*) from m) as total
+          from m join ticket_search_ids s on s.id = m.rid
+          where m.score <= coalesce((select score from m order by score limit 1 offset ${limit}), 1e308)
+          order by k0 desc, k1 desc, k2 desc limit ${limit + 1}`.compile(ctx.db.kysely)
+      : sql`with m as materialized (select ticket_id, ts_rank(doc, ${q}) as score, updated_at from ticket_search where doc @@ ${q})
+          select m.score as k0, m.updated_at as k1, m.ticket_id as k2, (select count(*) from m) as total
+          from m
+          where m.score >= coalesce((select score from m order by score desc limit 1 offset ${limit}), -1)
+          order by m.score desc, m.updated_at desc, m.ticket_id desc limit ${limit + 1}`.compile(
+          ctx.db.kysely,
+        ),
   );
   return pageOf(ctx, keys, rows, limit, rows.length === 0 ? 0 : Number(rows[0][keys.length]));
 }
