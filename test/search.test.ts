@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/domain/ids.js';
+import { SEARCH_ROW_COLUMNS } from '../src/domain/search/search.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { addMember, columnsOf, makeProject, makeTicket, type ProjectOut } from './helpers/board.js';
 import { type Client, signUp, unique } from './helpers/factories.js';
@@ -533,22 +534,7 @@ describe('GET /api/search: over every project (the scope left out)', () => {
 describe('GET /api/search: words with conditions read the search row (migration 086)', () => {
   /** Rows whose search row's copy differs from the ticket (none when the triggers keep it in step). */
   async function outOfStep(): Promise<unknown[]> {
-    const cols = [
-      'project_id',
-      'number',
-      'type',
-      'priority',
-      'column_id',
-      'assignee_id',
-      'reporter_id',
-      'sprint_id',
-      'parent_id',
-      'story_points',
-      'due_date',
-      'created_at',
-      'updated_at',
-    ];
-    const differs = cols.map((c) => `s.${c} is distinct from t.${c}`).join(' or ');
+    const differs = SEARCH_ROW_COLUMNS.map((c) => `s.${c} is distinct from t.${c}`).join(' or ');
     const dialect = t.app.services.db.dialect;
     const rows = await sql
       .raw(
