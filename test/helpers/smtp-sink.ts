@@ -3,7 +3,7 @@
  * `node --import tsx test/helpers/smtp-sink.ts <file>`. It prints `listening at http://127.0.0.1:<port>` and appends
  * every accepted message to <file> as one JSON line {messageId, outboxId, to, subject, raw}, before
  * answering 250. Recipients steer it: `tempfail…@` gets 451 for its first two messages, `bounce…@`
- * gets 550 at RCPT, `slow…@` is answered after 400 ms.
+ * gets 550 at RCPT, `slow…@` is answered after 400 ms, `hold…@` after 1,500 ms.
  */
 import fs from 'node:fs';
 import { SMTPServer } from 'smtp-server';
@@ -53,6 +53,7 @@ const server = new SMTPServer({
         cb();
       };
       if (first.startsWith('slow')) setTimeout(accept, 400);
+      else if (first.startsWith('hold')) setTimeout(accept, 1_500);
       else accept();
     });
   },
