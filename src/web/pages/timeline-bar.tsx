@@ -41,12 +41,15 @@ export function describeDates(d: Dates) {
 type Edge = 'move' | 'start' | 'end';
 
 /**
- * The dates just given to tickets on the timeline, shown until the fetched data shows them too (or,
- * after the server took them, a few seconds at most): a refetch that began before a change landed
- * must not put a bar back, nor make the next key press start from the old dates.
+ * The dates just given to tickets on the timeline, shown until data fetched after the server took
+ * them shows them too (or a few seconds after it took them): a refetch that began before a change
+ * landed must not put a bar back, nor make the next key press start from the old dates. The
+ * optimistic write to the cache does not count as "shown": a stale refetch may overwrite it.
  */
 export function usePendingDates(groups: TimelineGroupOut[] | undefined) {
-  const [pending, setPending] = useState<ReadonlyMap<string, Dates & { n: number }>>(new Map());
+  const [pending, setPending] = useState<ReadonlyMap<string, Dates & { n: number; taken: boolean }>>(
+    new Map(),
+  );
   const seq = useRef(0);
   useEffect(() => {
     if (!groups) return;
@@ -55,24 +58,33 @@ export function usePendingDates(groups: TimelineGroupOut[] | undefined) {
       for (const g of groups)
         for (const t of g.epic ? [g.epic, ...g.tickets] : g.tickets) {
           const p = next.get(t.id);
-          if (p && p.startDate === t.startDate && p.dueDate === t.dueDate) next.delete(t.id);
+          if (p?.taken && p.startDate === t.startDate && p.dueDate === t.dueDate) next.delete(t.id);
         }
       return next.size === m.size ? m : next;
     });
   }, [groups]);
-  const drop = (id: string, n: number) =>
+  const settle = (id: string, n: number, how: 'taken' | 'drop') =>
     setPending((m) => {
       if (m.get(id)?.n !== n) return m;
       const next = new Map(m);
-      next.delete(id);
+      if (how === 'drop') next.delete(id);
+      else next.set(id, { ...m.get(id)!, taken: true });
       return next;
     });
   return {
-    /** Remembers new dates; the returned function forgets them (a refusal: at once; else later). */
+    /**
+     * Remembers new dates until the server has taken them and a later fetch shows them: the
+     * returned function forgets them at once (a refusal) or, given a delay, marks them taken and
+     * forgets them after the delay at the latest.
+     */
     hold(id: string, dates: Dates) {
       const n = ++seq.current;
-      setPending((m) => new Map(m).set(id, { ...dates, n }));
-      return (after = 0) => (after ? setTimeout(() => drop(id, n), after) : drop(id, n));
+      setPending((m) => new Map(m).set(id, { ...dates, n, taken: false }));
+      return (after = 0) => {
+        if (!after) return settle(id, n, 'drop');
+        settle(id, n, 'taken');
+        setTimeout(() => settle(id, n, 'drop'), after);
+      };
     },
     /** The item with the dates just given to it. */
     view<T extends TimelineItemOut>(t: T): T {
