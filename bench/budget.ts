@@ -535,6 +535,15 @@ async function bench(dialect: 'sqlite' | 'postgres') {
     console.log(
       `reads while 20 writes a second land elsewhere (issue 24): full read keeps ${fmt(readRounds, (r) => inRound(r, 'full read, spread, +writes').rps / quietOf(r))} of its quiet rate (aim >= 0.8); quiet full read ${fmt(readRounds, (r) => quietOf(r) / r[0].rps)}x bare (aim ${dialect === 'sqlite' ? '0.4' : '0.25'}); board list of 1k p50 ${fmt(readRounds, (r) => inRound(r, 'board list of 1k, +writes').p50, 0)} ms (aim < 15)`,
     );
+    // The rates behind the ratios, so that a round's swing shows which side moved.
+    for (const [what, rounds] of [
+      ['reads', readRounds],
+      ['writes', writeRounds],
+    ] as const)
+      for (const [i, round] of rounds.entries())
+        console.log(
+          `  ${what} round ${i + 1} (req/s): ${round.map((r) => `${r.name} ${r.rps.toFixed(0)}`).join(', ')}`,
+        );
     const createShare = writeRounds.map((r) => inRound(r, 'ticket create').rps / r[0].rps);
     console.log(`start-up until listening: ${docket.ms} ms (first), ${again.ms} ms (after the load)`);
     console.log(

@@ -44,9 +44,11 @@ export const QUIET_SECONDS = 2;
 export const SLACK_BYTES = 8 * 1024 * 1024;
 
 /**
- * Decides, second by second, when to collect: after at least one busy second, once QUIET_SECONDS
- * quiet ones have followed and the heap holds SLACK_BYTES more than it uses; then not again until
- * the next busy second. Returns the step function (true: collect now).
+ * Decides, second by second, when to collect: after at least one busy second, at the first quiet
+ * second from the QUIET_SECONDS-th on where the heap holds SLACK_BYTES more than it uses; then not
+ * again until the next busy second. "Used" counts the garbage the load left until V8 next collects,
+ * so a heap that looks full when the load stops is looked at again each quiet second rather than
+ * judged once. Returns the step function (true: collect now).
  */
 export function idleCompactionPolicy(): (s: IdleSample) => boolean {
   let loaded = false;
@@ -58,8 +60,9 @@ export function idleCompactionPolicy(): (s: IdleSample) => boolean {
       return false;
     }
     if (!loaded || ++quiet < QUIET_SECONDS) return false;
+    if (s.heapTotal - s.heapUsed < SLACK_BYTES) return false;
     loaded = false;
-    return s.heapTotal - s.heapUsed >= SLACK_BYTES;
+    return true;
   };
 }
 

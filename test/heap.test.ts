@@ -48,6 +48,13 @@ describe('collecting the heap once a busy spell ends (decision 052)', () => {
     expect(run([busy, ...Array.from({ length: QUIET_SECONDS + 2 }, () => tight)]).some(Boolean)).toBe(false);
   });
 
+  it('looks again each quiet second when the heap first looks full (garbage counts as used)', () => {
+    const full = { ...quiet, heapUsed: quiet.heapTotal - SLACK_BYTES + 1 };
+    const answers = run([busy, ...Array.from({ length: QUIET_SECONDS + 3 }, () => full), quiet, quiet]);
+    expect(answers.filter(Boolean)).toHaveLength(1);
+    expect(answers.at(-2)).toBe(true);
+  });
+
   it('counts a second at the busy share as quiet, one above it as load', () => {
     const edge = { ...quiet, busy: BUSY_SHARE };
     expect(run([edge, ...Array.from({ length: QUIET_SECONDS + 1 }, () => quiet)]).some(Boolean)).toBe(false);
