@@ -363,6 +363,13 @@ async function measure(kind: 'sqlite' | 'postgres', tickets: number) {
       console.log(
         `  ${category.padEnd(12)} p50 ${r.p50.toFixed(1).padStart(7)} ms   p99 ${r.p99.toFixed(1).padStart(7)} ms   totals ${r.totals.join(', ')}`,
       );
+    // SQLite's search connection maps the database file (decision 038): its pages show as file pages.
+    const status = fs.readFileSync('/proc/self/status', 'utf8');
+    const mb = (field: string) =>
+      Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
+    console.log(
+      `  this process after the queries: ${mb('RssAnon')} MB anonymous, ${mb('RssFile')} MB file pages`,
+    );
     return results;
   } finally {
     await app.close();

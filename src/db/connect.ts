@@ -23,6 +23,14 @@ export interface Db {
    */
   arrays(query: CompiledQuery): Promise<unknown[][]>;
   /**
+   * Where searches read (src/domain/search/search.ts): committed data only, outside any
+   * transaction. On PostgreSQL the same pool; on SQLite a read-only connection of its own with the
+   * database file memory-mapped (decision 038, "Search reads mapped"): a search at 1,000,000 tickets
+   * looks up tens of thousands of rows at random, each a system call and a copy through the page
+   * cache of the main connection, where a mapped page is read in place.
+   */
+  search: Pick<Db, 'kysely' | 'arrays'>;
+  /**
    * What changed when (src/db/changes.ts, decisions 047 and 053): this process's writes are announced
    * to `tracker` as they commit, by the scopes they changed; `refresh` folds in the changes other
    * processes committed: on SQLite, any commit of another connection (`data_version`) changes
@@ -219,9 +227,11 @@ function connectSqlite(file: string): Db {
   });
   // Raw (array) mode is a property of the statement: these get statements of their own.
   const rawCache = new Map<string, BetterSqlite3.Statement>();
+  const search = sqliteSearchReader(file, timing, () => statements++);
   return {
     kysely,
     dialect: 'sqlite',
+    search,
     pg: null,
     statements: () => statements,
     poolStats: () => null,
@@ -260,6 +270,64 @@ function connectSqlite(file: string): Db {
     },
     async close() {
       await kysely.destroy();
+    },
+  };
+}
+
+/**
+ * How much of the SQLite file the search connection maps (SQLite caps it at its own limit, 2 GB by
+ * default). Mapped pages are the operating system's file cache, shared and reclaimable: they show
+ * in the process's resident memory as file pages (RssFile), not as memory it allocated.
+ */
+const SEARCH_MMAP_BYTES = 2 ** 31;
+
+/**
+ * SQLite: the search connection (Db.search), opened at the first search (the migrations have made
+ * the file by then). Read-only, so it never takes the write lock; in WAL mode each statement reads
+ * the last commit, as the main connection's reads outside a transaction do.
+ */
+function sqliteSearchReader(file: string, timing: ReturnType<typeof queryTiming>, count: () => void) {
+  let conn: BetterSqlite3.Database | null = null;
+  const open = () => {
+    if (conn) return conn;
+    conn = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+    conn.pragma('busy_timeout = 10000');
+    conn.pragma(`mmap_size = ${SEARCH_MMAP_BYTES}`);
+    return conn;
+  };
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  const rawCache = new Map<string, BetterSqlite3.Statement>();
+  const prepared = (map: Map<string, BetterSqlite3.Statement>, text: string, rawMode: boolean) => {
+    let stmt = map.get(text);
+    if (!stmt) {
+      stmt = open().prepare(text);
+      if (rawMode) stmt.raw(true);
+      if (map.size >= 200) map.clear();
+      map.set(text, stmt);
+    }
+    count();
+    return stmt;
+  };
+  const kysely = new Kysely<Database>({
+    dialect: new SqliteDialect({
+      database: { close: () => {}, prepare: (text: string) => prepared(cache, text, false) } as never,
+    }),
+    log: timing.log,
+  });
+  return {
+    kysely,
+    async arrays(query: CompiledQuery) {
+      const stmt = prepared(rawCache, query.sql, true);
+      const t0 = performance.now();
+      const rows = stmt.all(...query.parameters) as unknown[][];
+      timing.took(performance.now() - t0);
+      return rows;
+    },
+    close() {
+      cache.clear();
+      rawCache.clear();
+      conn?.close();
+      conn = null;
     },
   };
 }
@@ -462,6 +530,12 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
   // Every client of the pool, whoever asks for it (Kysely, `arrays`, the change log's reading).
   pool.on('connect', watch);
   const timing = queryTiming();
+  const arrays = async (query: CompiledQuery) => {
+    const t0 = performance.now();
+    const res = await pool.query({ text: query.sql, values: [...query.parameters], rowMode: 'array' });
+    timing.took(performance.now() - t0);
+    return res.rows as unknown[][];
+  };
   const kysely = new Kysely<Database>({
     dialect: new PostgresDialect({
       pool: { connect: () => pool.connect(), end: () => pool.end() },
@@ -488,12 +562,8 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
         logOn = await changeLog.start();
       },
     },
-    async arrays(query) {
-      const t0 = performance.now();
-      const res = await pool.query({ text: query.sql, values: [...query.parameters], rowMode: 'array' });
-      timing.took(performance.now() - t0);
-      return res.rows as unknown[][];
-    },
+    arrays,
+    search: { kysely, arrays },
     async close() {
       await changeLog.close();
       await kysely.destroy();

@@ -226,7 +226,8 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
   const onRow = compiled.topMatch !== null && compiled.onSearchRow;
   const keys = sortKeysOf(dialect, parsed, compiled, onRow ? 't' : 's');
   const cursor = params.cursor ? decodeCursor(keys, params.cursor) : null;
-  const db = ctx.db.kysely as unknown as Kysely<any>;
+  // Committed data, through the search connection (Db.search).
+  const db = ctx.db.search.kysely as unknown as Kysely<any>;
   const everything = await seesEveryProject(db, scope);
   const scopeCond: Bool = everything
     ? sql<SqlBool>`1 = 1`
@@ -338,7 +339,7 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     if (keys.some((k) => k.name === 'pkey')) inner = inner.innerJoin('projects as p', 'p.id', 't.project_id');
     const names = keys.map((_, i) => sql.ref(`m.k${i}`));
     const order = keys.map((k, i) => sql`${names[i]} ${sql.raw(k.dir)}`);
-    const rows = await ctx.db.arrays(
+    const rows = await ctx.db.search.arrays(
       sql`with m as materialized (${inner.select(keys.map((k, i) => k.expr.as(`k${i}`)))})
         select ${sql.join(names)}, (select count(*) from m) as total from m
         order by ${sql.join(order)} limit ${params.limit + 1}`.compile(ctx.db.kysely),
@@ -358,7 +359,7 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
   if (cursor) page = page.where(after(keys, cursor));
   for (const k of keys) page = page.orderBy(k.expr, k.dir);
   const columns = keys.map((k, i) => k.expr.as(`k${i}`));
-  const ordered = await ctx.db.arrays(
+  const ordered = await ctx.db.search.arrays(
     page
       .select(windowed ? [...columns, sql`count(*) over ()`.as('total')] : columns)
       .limit(params.limit + 1)
@@ -411,7 +412,7 @@ async function countByComplement(db: Kysely<any>, before: NonNullable<CompiledQu
  */
 async function firstPageByRank(ctx: Ctx, keys: SortKey[], top: string, limit: number): Promise<SearchOut> {
   const q = sql`to_tsquery('simple', ${top})`;
-  const rows = await ctx.db.arrays(
+  const rows = await ctx.db.search.arrays(
     ctx.db.dialect === 'sqlite'
       ? sql`with m as materialized (select rowid as rid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score
             from ticket_fts where ticket_fts match ${top})
@@ -438,14 +439,14 @@ async function pageOf(
   limit: number,
   total: number,
 ): Promise<SearchOut> {
-  const db = ctx.db.kysely as unknown as Kysely<any>;
+  const db = ctx.db.search.kysely as unknown as Kysely<any>;
   const more = ordered.length > limit;
   const pageOrder = more ? ordered.slice(0, limit) : ordered;
   const ids = pageOrder.map((r) => r[keys.length - 1] as string);
   const fetched =
     ids.length === 0
       ? []
-      : await ctx.db.arrays(
+      : await ctx.db.search.arrays(
           db
             .selectFrom('tickets as t')
             .innerJoin('projects as p', 'p.id', 't.project_id')
