@@ -39,6 +39,7 @@ const schema = z.object({
   DOCKET_BACKUP_MAX_BYTES: int(1024, 1024 ** 4).default(20 * 1024 ** 3),
   DOCKET_IMPORT_MAX_BYTES: int(1024, 1024 ** 4).default(1024 ** 3),
   DOCKET_READ_CACHE_MB: int(0, 4096).default(16),
+  DOCKET_SEARCH_MMAP_MB: int(0, 1024 ** 2).default(2048),
   DOCKET_TRUST_PROXY: z
     .string()
     .default('false')
@@ -163,6 +164,8 @@ export interface Config {
   logLevel: string;
   /** Bytes the read cache may hold (0: off). */
   readCacheBytes: number;
+  /** SQLite: bytes of the database file the search connection maps (0: none; decision 038). */
+  searchMmapBytes: number;
   /** SMTP server for notification e-mail; e-mail is off unless this and mailFrom are set. */
   smtpUrl?: string;
   /** The From of notification e-mail, `Docket <docket@example.com>` or an address. */
@@ -308,6 +311,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     auditDays: e.DOCKET_AUDIT_DAYS,
     logLevel: e.DOCKET_LOG_LEVEL,
     readCacheBytes: e.DOCKET_READ_CACHE_MB * 1024 * 1024,
+    searchMmapBytes: e.DOCKET_SEARCH_MMAP_MB * 1024 * 1024,
     smtpUrl: e.DOCKET_SMTP_URL,
     mailFrom: e.DOCKET_MAIL_FROM,
     mailSender: e.DOCKET_MAIL_SENDER === 'on',

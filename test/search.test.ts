@@ -667,3 +667,26 @@ describe('GET /api/search: words with conditions read the search row (migration 
     }
   });
 });
+
+describe('the search connection (Db.search, decision 038 "Search reads mapped")', () => {
+  it('reads the last commit, without waiting for a write transaction in progress', async () => {
+    const ticket = await makeTicket(owner, web.id, { title: 'Zephyrine before' });
+    const services = t.app.services;
+    const titleOf = async () =>
+      (
+        await services.db.search.kysely
+          .selectFrom('tickets')
+          .select('title')
+          .where('id', '=', ticket.id)
+          .executeTakeFirstOrThrow()
+      ).title;
+    await services.db.kysely.transaction().execute(async (tx) => {
+      await tx.updateTable('tickets').set({ title: 'Zephyrine after' }).where('id', '=', ticket.id).execute();
+      // On SQLite a read through the main connection would wait for this transaction (and never
+      // come back here); the search connection answers with the last commit.
+      expect(await titleOf()).toBe('Zephyrine before');
+    });
+    expect(await titleOf()).toBe('Zephyrine after');
+    expect((await search(owner, 'zephyrine after')).items.map((i) => i.key)).toEqual([ticket.key]);
+  });
+});

@@ -72,6 +72,8 @@ export interface ConnectOptions {
   dataDir: string;
   /** SQLite file name inside dataDir. */
   sqliteFile?: string;
+  /** SQLite: bytes of the file the search connection maps (DOCKET_SEARCH_MMAP_MB; 0: none). */
+  searchMmapBytes?: number;
 }
 
 // int8 (count(*), bigserial, bigint columns) as JavaScript numbers; every value here fits in 2^53.
@@ -161,10 +163,13 @@ const LOG_CHANGE_SQL = `with l as (select pg_advisory_xact_lock(${CHANGE_LOG_LOC
 
 export async function connect(opts: ConnectOptions): Promise<Db> {
   if (opts.databaseUrl) return connectPostgres(opts.databaseUrl, opts.pgSchema);
-  return connectSqlite(path.join(opts.dataDir, opts.sqliteFile ?? 'docket.db'));
+  return connectSqlite(
+    path.join(opts.dataDir, opts.sqliteFile ?? 'docket.db'),
+    opts.searchMmapBytes ?? SEARCH_MMAP_BYTES,
+  );
 }
 
-function connectSqlite(file: string): Db {
+function connectSqlite(file: string, searchMmapBytes: number): Db {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const raw = new BetterSqlite3(file);
   raw.pragma('journal_mode = WAL');
@@ -227,7 +232,7 @@ function connectSqlite(file: string): Db {
   });
   // Raw (array) mode is a property of the statement: these get statements of their own.
   const rawCache = new Map<string, BetterSqlite3.Statement>();
-  const search = sqliteSearchReader(file, timing, () => statements++);
+  const search = sqliteSearchReader(file, searchMmapBytes, timing, () => statements++);
   return {
     kysely,
     dialect: 'sqlite',
@@ -275,9 +280,10 @@ function connectSqlite(file: string): Db {
 }
 
 /**
- * How much of the SQLite file the search connection maps (SQLite caps it at its own limit, 2 GB by
- * default). Mapped pages are the operating system's file cache, shared and reclaimable: they show
- * in the process's resident memory as file pages (RssFile), not as memory it allocated.
+ * How much of the SQLite file the search connection maps by default (DOCKET_SEARCH_MMAP_MB; SQLite
+ * caps it at its own limit, 2 GB). Mapped pages are the operating system's file cache, shared and
+ * reclaimable: they show in the process's resident memory as file pages (RssFile), not as memory
+ * it allocated.
  */
 const SEARCH_MMAP_BYTES = 2 ** 31;
 
@@ -286,13 +292,18 @@ const SEARCH_MMAP_BYTES = 2 ** 31;
  * the file by then). Read-only, so it never takes the write lock; in WAL mode each statement reads
  * the last commit, as the main connection's reads outside a transaction do.
  */
-function sqliteSearchReader(file: string, timing: ReturnType<typeof queryTiming>, count: () => void) {
+function sqliteSearchReader(
+  file: string,
+  mmapBytes: number,
+  timing: ReturnType<typeof queryTiming>,
+  count: () => void,
+) {
   let conn: BetterSqlite3.Database | null = null;
   const open = () => {
     if (conn) return conn;
     conn = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
     conn.pragma('busy_timeout = 10000');
-    conn.pragma(`mmap_size = ${SEARCH_MMAP_BYTES}`);
+    conn.pragma(`mmap_size = ${Math.floor(mmapBytes)}`);
     return conn;
   };
   const cache = new Map<string, BetterSqlite3.Statement>();

@@ -115,7 +115,12 @@ const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const db =
     opts.db ??
-    (await connect({ databaseUrl: config.databaseUrl, pgSchema: config.pgSchema, dataDir: config.dataDir }));
+    (await connect({
+      databaseUrl: config.databaseUrl,
+      pgSchema: config.pgSchema,
+      dataDir: config.dataDir,
+      searchMmapBytes: config.searchMmapBytes,
+    }));
   await migrateToLatest(db);
   readCache(db, config.readCacheBytes);
   await ensureSettings(db.kysely);
