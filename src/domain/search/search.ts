@@ -250,6 +250,9 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     return matches * matches > (params.limit + 1) * Number(all.n ?? 0);
   };
   const ranked = keys.some((k) => k.name === 'score');
+  // SQLite scores the matches only when the order uses the score: bm25 reads each match's sizes
+  // and positions, 16 ms of `login -label:ui sort:priority`'s 129 at 1,000,000 tickets.
+  const matchScore = ranked ? sql`, bm25(ticket_fts, 10.0, 4.0, 1.0) as score` : sql``;
   const top = compiled.topMatch;
   /** The tickets the query can match: driven from the full-text index when the top level has words. */
   const from = (walk = false) => {
@@ -259,7 +262,7 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     if (top && onRow && dialect === 'sqlite')
       return db
         .selectFrom(
-          sql`(select rowid as rid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score from ticket_fts where ticket_fts match ${top})`.as(
+          sql`(select rowid as rid${matchScore} from ticket_fts where ticket_fts match ${top})`.as(
             'r',
           ),
         )
@@ -278,7 +281,7 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     if (top && dialect === 'sqlite')
       return db
         .selectFrom(
-          sql`(select rowid as rid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score from ticket_fts where ticket_fts match ${top})`.as(
+          sql`(select rowid as rid${matchScore} from ticket_fts where ticket_fts match ${top})`.as(
             'r',
           ),
         )
