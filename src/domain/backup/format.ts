@@ -84,7 +84,10 @@ export const BACKUP_TABLES = [
  * tickets and comments, and the database's triggers rebuild it as a restore inserts them.
  */
 export const isDerivedTable = (name: string) =>
-  name === 'ticket_search' || name === 'ticket_search_ids' || name.startsWith('ticket_fts');
+  name === 'ticket_search' ||
+  name === 'ticket_search_ids' ||
+  name === 'ticket_search_labels' ||
+  name.startsWith('ticket_fts');
 
 const id = z.string().min(1).max(200);
 const text = (max = 1_000_000) => z.string().max(max);

@@ -45,6 +45,14 @@ export interface CompiledQuery {
    */
   onSearchRow: boolean;
   /**
+   * `rest` for the search row (when `onSearchRow`) under the alias `t` with its integer id as
+   * `t.rid`: on SQLite its `label:` terms name the tickets by that id (ticket_search_labels,
+   * migration 087), one B-tree descent per ticket instead of two. Elsewhere `rest` itself.
+   */
+  restOnRow: Bool;
+  /** SQLite: the top level holds a `label:` term (not negated), which can drive a count on the search row. */
+  labelDriven: boolean;
+  /**
    * The whole query is `created<…` or `updated<…` (or `<=`): the column and the bound it is below.
    * Such a range often holds most tickets, whose exact count is every ticket minus the rest.
    */
@@ -146,6 +154,8 @@ export async function compileQuery(
   let doneIds: string[] | null = null;
   // A condition on a column the search row does not copy (the description) needs the ticket's row.
   let readsText = false;
+  // SQLite, compiling for the search row: labels by its integer id (CompiledQuery.restOnRow).
+  let labelsByRow = false;
 
   // The last free word of the whole query is a prefix ("as you type").
   const lastWord = (() => {
@@ -288,6 +298,8 @@ export async function compileQuery(
         for (const v of n.values)
           if (!rows.some((r) => r.name.toLowerCase() === v.toLowerCase())) throw unknown('label', v, n);
         const ids = rows.map((r) => r.id);
+        if (labelsByRow)
+          return sql<SqlBool>`t.rid in (select row_id from ticket_search_labels where ${inList(sql.ref('label_id'), ids)})`;
         return sql<SqlBool>`t.id in (select ticket_id from ticket_labels where ${inList(sql.ref('label_id'), ids)})`;
       }
       case 'sprint': {
@@ -418,6 +430,21 @@ export async function compileQuery(
   const topTerms = top.map((x) => ({ text: x.text, phrase: x.phrase, prefix: x === lastWord }));
   const topMatch = matchText(dialect, topTerms);
   const rest = restNode ? await compileNode(restNode, false) : TRUE;
+  const isLabel = (n: QueryNode): boolean => n.kind === 'field' && n.field === 'label';
+  const hasLabel = (n: QueryNode): boolean =>
+    isLabel(n) ||
+    ((n.kind === 'and' || n.kind === 'or') && n.items.some(hasLabel)) ||
+    (n.kind === 'not' && hasLabel(n.item));
+  let restOnRow = rest;
+  if (dialect === 'sqlite' && restNode && !readsText && hasLabel(restNode)) {
+    labelsByRow = true;
+    restOnRow = await compileNode(restNode, false);
+    labelsByRow = false;
+  }
+  const labelDriven =
+    dialect === 'sqlite' &&
+    restNode !== null &&
+    (isLabel(restNode) || (restNode.kind === 'and' && restNode.items.some(isLabel)));
   const where = topMatch ? and([textMatch(dialect, topMatch), rest]) : rest;
   // Relevance: the top-level words when they are all the words; else any of the words.
   const rankMatch = rankTerms.length === 0 ? topMatch : matchText(dialect, [...topTerms, ...rankTerms], 'or');
@@ -440,6 +467,8 @@ export async function compileQuery(
     rankMatch,
     keyTicketId,
     onSearchRow: !readsText,
+    restOnRow,
+    labelDriven,
   };
 }
 

@@ -262,16 +262,14 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     if (top && onRow && dialect === 'sqlite')
       return db
         .selectFrom(
-          sql`(select rowid as rid${matchScore} from ticket_fts where ticket_fts match ${top})`.as(
-            'r',
-          ),
+          sql`(select rowid as rid${matchScore} from ticket_fts where ticket_fts match ${top})`.as('r'),
         )
         .innerJoin(
           sql`(select id as rid, ticket_id as id, ${ROW_COLUMNS} from ticket_search_ids)`.as('t'),
           (j) => j.onRef('t.rid', '=', 'r.rid'),
         )
         .where(scopeCond)
-        .where(compiled.rest);
+        .where(compiled.restOnRow);
     if (top && onRow)
       return db
         .selectFrom(sql`(select ticket_id as id, doc, ${ROW_COLUMNS} from ticket_search)`.as('t'))
@@ -281,9 +279,7 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     if (top && dialect === 'sqlite')
       return db
         .selectFrom(
-          sql`(select rowid as rid${matchScore} from ticket_fts where ticket_fts match ${top})`.as(
-            'r',
-          ),
+          sql`(select rowid as rid${matchScore} from ticket_fts where ticket_fts match ${top})`.as('r'),
         )
         .innerJoin('ticket_search_ids as s', 's.id', 'r.rid')
         .innerJoin('tickets as t', 't.id', 's.ticket_id')
@@ -322,14 +318,24 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
   const windowed = dialect === 'sqlite' && top !== null && !textOnly && !cursor;
   // Else the exact total first: words alone over every project are counted in the full-text index alone.
   const n = sql<number>`count(*)`.as('n');
-  const counter = !textOnly
-    ? from().select(n)
-    : dialect === 'sqlite'
-      ? db.selectFrom(sql`ticket_fts`.as('f')).where(sql<SqlBool>`ticket_fts match ${top}`).select(n)
-      : db
-          .selectFrom('ticket_search as s')
-          .where(sql<SqlBool>`s.doc @@ to_tsquery('simple', ${top})`)
-          .select(n);
+  // SQLite, no words, a `label:` term at the top level and every condition on the search row: the
+  // count is driven from the label's search rows by integer id (migration 087), not from the
+  // tickets by text id. The page still walks or sorts the tickets' indexes.
+  const byLabelRows = dialect === 'sqlite' && !top && compiled.labelDriven && compiled.onSearchRow;
+  const counter = byLabelRows
+    ? db
+        .selectFrom(sql`(select id as rid, ticket_id as id, ${ROW_COLUMNS} from ticket_search_ids)`.as('t'))
+        .where(scopeCond)
+        .where(compiled.restOnRow)
+        .select(n)
+    : !textOnly
+      ? from().select(n)
+      : dialect === 'sqlite'
+        ? db.selectFrom(sql`ticket_fts`.as('f')).where(sql<SqlBool>`ticket_fts match ${top}`).select(n)
+        : db
+            .selectFrom('ticket_search as s')
+            .where(sql<SqlBool>`s.doc @@ to_tsquery('simple', ${top})`)
+            .select(n);
   const firstByRank = textOnly && !cursor && signatureOf(keys) === 'score:desc,updated:desc,id:desc';
   // The first page by relevance scores the matches once (a materialized CTE) for the total, the
   // boundary score and the page.
