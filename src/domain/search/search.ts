@@ -38,6 +38,8 @@ export const SEARCH_ROW_COLUMNS = [
   'updated_at',
 ] as const;
 const ROW_COLUMNS = sql.raw(SEARCH_ROW_COLUMNS.join(', '));
+/** SQLite: the search row standing for the ticket as `t`, its integer id as `t.rid`. */
+const SQLITE_SEARCH_ROW = sql`(select id as rid, ticket_id as id, ${ROW_COLUMNS} from ticket_search_ids)`;
 
 /** Parses `text`, turning a malformed query into a 400 naming the term (under `path`). */
 export function parseOrThrow(text: string, path = 'q'): ParsedQuery {
@@ -264,10 +266,7 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
         .selectFrom(
           sql`(select rowid as rid${matchScore} from ticket_fts where ticket_fts match ${top})`.as('r'),
         )
-        .innerJoin(
-          sql`(select id as rid, ticket_id as id, ${ROW_COLUMNS} from ticket_search_ids)`.as('t'),
-          (j) => j.onRef('t.rid', '=', 'r.rid'),
-        )
+        .innerJoin(SQLITE_SEARCH_ROW.as('t'), (j) => j.onRef('t.rid', '=', 'r.rid'))
         .where(scopeCond)
         .where(compiled.restOnRow);
     if (top && onRow)
@@ -321,13 +320,9 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
   // SQLite, no words, a `label:` term at the top level and every condition on the search row: the
   // count is driven from the label's search rows by integer id (migration 087), not from the
   // tickets by text id. The page still walks or sorts the tickets' indexes.
-  const byLabelRows = dialect === 'sqlite' && !top && compiled.labelDriven && compiled.onSearchRow;
+  const byLabelRows = !top && compiled.labelDriven && compiled.onSearchRow;
   const counter = byLabelRows
-    ? db
-        .selectFrom(sql`(select id as rid, ticket_id as id, ${ROW_COLUMNS} from ticket_search_ids)`.as('t'))
-        .where(scopeCond)
-        .where(compiled.restOnRow)
-        .select(n)
+    ? db.selectFrom(SQLITE_SEARCH_ROW.as('t')).where(scopeCond).where(compiled.restOnRow).select(n)
     : !textOnly
       ? from().select(n)
       : dialect === 'sqlite'
