@@ -134,6 +134,23 @@ describe('creating and listing sprints', () => {
     });
   });
 
+  it('keeps every budget the contract takes exactly as sent, on create and on update', async () => {
+    // PostgreSQL once stored budgets as 4-byte floats: 12.3456789 came back as 12.345679 and 1e-300
+    // (found by the fuzz test, with an astral-plane name beside it) was a 500 (migration 088).
+    const b = await board();
+    const astral = '\u{1F680}\u{1D11E}\u{20000}\u{1F600}\u{10348}\u{E0041}';
+    for (const [i, budget] of [1e-300, 12.3456789, 0.1, 5e-324, 100_000].entries()) {
+      const name = `${astral}${i}`;
+      const s = await sprint(owner, b.id, { budget });
+      expect(s).toMatchObject({ budget });
+      expect((await owner.get(`${base(b.id)}/${s.id}`)).json().budget).toBe(budget);
+      const res = await owner.patch(`${base(b.id)}/${s.id}`, { name, budget: budget / 3 });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ name, budget: budget / 3 });
+      expect((await owner.get(`${base(b.id)}/${s.id}`)).json()).toMatchObject({ name, budget: budget / 3 });
+    }
+  });
+
   it('refuses an end date before the start date, impossible dates and bad budgets with 400 naming the field', async () => {
     const b = await board();
     const bad = async (body: Record<string, unknown>, path: string) => {

@@ -27,6 +27,7 @@ import * as m082 from './migrations/082_ticket_templates.js';
 import * as m084 from './migrations/084_search_filter_indexes.js';
 import * as m086 from './migrations/086_search_row_columns.js';
 import * as m087 from './migrations/087_search_row_labels.js';
+import * as m088 from './migrations/088_sprint_budget_double.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '084_search_filter_indexes': m084,
   '086_search_row_columns': m086,
   '087_search_row_labels': m087,
+  '088_sprint_budget_double': m088,
 };
 
 /** Every migration's name, in order. */
