@@ -1,10 +1,12 @@
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isValidRank } from '../src/db/ranks.js';
 import { buildApp } from '../src/server/app.js';
-import { createTestApp, type TestApp } from './helpers/app.js';
+import { createTestApp, dialect, type TestApp } from './helpers/app.js';
 import { addMember, columnsOf, makeProject, makeTicket } from './helpers/board.js';
 import { type Client, clientFor, signUp } from './helpers/factories.js';
 
@@ -123,6 +125,66 @@ describe('two server instances on one database', () => {
     expect(kept.map((k) => at(k.title))).toEqual([...kept.map((k) => at(k.title))].sort((a, b) => a - b));
     for (let i = 0; i < 30; i++) expect(at(`New ${i}`)).toBeGreaterThan(at('Kept 4'));
   });
+
+  it.runIf(dialect === 'postgres')(
+    "appends a create whose column lock waited for a rebalance after every ticket, though the lock's statement read the column's old end",
+    async () => {
+      const p = await makeProject(owner);
+      const [col] = await columnsOf(owner, p.id);
+      const made = [];
+      for (const title of ['A', 'B', 'C'])
+        made.push(await makeTicket(owner, p.id, { title, columnId: col.id }));
+      // Moved to the top one by one: C, B, A get ranks at or before 'a0' ('a0', 'Zz', 'Zy'), C last.
+      for (const tk of [...made].reverse())
+        expect((await owner.patch(`/api/projects/${p.id}/tickets/${tk.id}`, { order: 0 })).statusCode).toBe(
+          200,
+        );
+      const ranks = async () =>
+        (
+          await db()
+            .selectFrom('tickets')
+            .select(['title', 'rank'])
+            .where('column_id', '=', col.id)
+            .orderBy('rank')
+            .execute()
+        ).map((r) => `${r.title}:${r.rank}`);
+      expect(await ranks()).toEqual(['A:Zy', 'B:Zz', 'C:a0']);
+      // Another transaction holds the column's lock and renumbers it as a rebalance does ('a0', 'a1',
+      // 'a2'); a create meanwhile waits for the lock, having read 'a0' as the last rank (the key after it,
+      // 'a1…', would stand between B and C).
+      const holder = new pg.Client({ connectionString: t.config.databaseUrl as string });
+      await holder.connect();
+      let created: Awaited<ReturnType<Client['post']>>;
+      try {
+        await holder.query(`set search_path to "${t.config.pgSchema}"`);
+        await holder.query('begin');
+        await holder.query('select id from columns where id = $1 for no key update', [col.id]);
+        await holder.query(`update tickets set rank = '~' || rank where column_id = $1`, [col.id]);
+        for (const [i, tk] of made.entries())
+          await holder.query('update tickets set rank = $1 where id = $2', [`a${i}`, tk.id]);
+        const creating = owner.post(`/api/projects/${p.id}/tickets`, { title: 'New', columnId: col.id });
+        const waiting = async () =>
+          Number(
+            (
+              await holder.query(
+                `select count(*) as n from pg_locks where not granted and pid <> pg_backend_pid()`,
+              )
+            ).rows[0].n,
+          );
+        const started = Date.now();
+        while ((await waiting()) === 0 && Date.now() - started < 10_000) await sleep(10);
+        expect(await waiting(), 'the create waits for the column').toBeGreaterThan(0);
+        await holder.query('commit');
+        created = await creating;
+      } finally {
+        await holder.end();
+      }
+      expect(created.statusCode, created.body).toBe(201);
+      expect(created.json()).toMatchObject({ title: 'New', order: 3 });
+      expect((await ranks()).map((r) => r.split(':')[0])).toEqual(['A', 'B', 'C', 'New']);
+      await expectInvariants(p.id);
+    },
+  );
 
   it('lets exactly one of six sprints started at the same moment through both instances become active', async () => {
     const p = await makeProject(owner);

@@ -5,7 +5,7 @@ import { fillFromTemplate } from '../shared/templates.js';
 import type { CreateTicketBody } from '../shared/tickets.js';
 import { assertMayDeleteTickets, projectAccess, ticketInProject } from './access.js';
 import { auditMany } from './audit.js';
-import { rankForNewTicket } from './board-ranks.js';
+import { type NewTicketPlace, rankAtEndOfLocked, rankForNewTicket } from './board-ranks.js';
 import { actorOf, type Ctx, type Emit, type Tx } from './context.js';
 import { invalidField } from './errors.js';
 import { newId, nowIso } from './ids.js';
@@ -95,14 +95,16 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
       created_at: now,
       updated_at: now,
     };
+    const labels = (refs.labels ?? []).map((l) => l.id);
     const watchers = unique([...(refs.watcherIds ?? []), actor.userId]);
-    row.number = await insertTicket(
-      ctx,
-      tx,
-      row,
-      (refs.labels ?? []).map((l) => ({ ticket_id: row.id, label_id: l.id })),
-      watchers.map((user_id) => ({ ticket_id: row.id, user_id })),
-    );
+    let number = await insertTicket(ctx, tx, row, labels, watchers, placed.readLast);
+    if (number === null) {
+      // What the column's lock statement read of its end is gone (rankForNewTicket): read it again.
+      row.rank = await rankAtEndOfLocked(tx, columnId);
+      number = await insertTicket(ctx, tx, row, labels, watchers, undefined);
+    }
+    if (number === null) throw new Error('a ticket written without a check is written');
+    row.number = number;
     await recordSprintChange(tx, row, null, row.sprint_id, now);
     await notifyTicketCreated(ctx, tx, emit, project, row);
     const [out] = await presentTicketsFull(tx, project.key, [row.id]);
@@ -116,41 +118,51 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
  * project's counter as it is written. The counter's row lock lasts to the COMMIT and every create
  * of the project waits for it, so on PostgreSQL it is taken by the same statement that writes the
  * rows (data-modifying CTEs), and only the ticket's read and the COMMIT follow it.
+ *
+ * PostgreSQL, `readLast` (rankForNewTicket; undefined: no check): the rows are written only while
+ * the column's last ticket read then is still there with that rank (null: while the column is
+ * still empty); otherwise nothing is written, the counter included, and the answer is null.
  */
 async function insertTicket(
   s: Pick<Ctx, 'db'>,
   tx: Tx,
   row: TicketsTable,
-  labels: { ticket_id: string; label_id: string }[],
-  watchers: { ticket_id: string; user_id: string }[],
-): Promise<number> {
+  labels: string[],
+  watchers: string[],
+  readLast: NewTicketPlace['readLast'],
+): Promise<number | null> {
   if (s.db.dialect === 'postgres') {
     const columns = Object.keys(row) as (keyof TicketsTable)[];
+    const check =
+      readLast === undefined
+        ? sql``
+        : readLast === null
+          ? sql` and not exists (select 1 from tickets where column_id = ${row.column_id})`
+          : sql` and exists (select 1 from tickets where id = ${readLast.id} and column_id = ${row.column_id} and rank = ${readLast.rank})`;
+    const each = (name: string, values: string[]) =>
+      sql`(values ${sql.join(values.map((v) => sql`(${v})`))}) v(${sql.ref(name)})`;
     const compiled = sql<{ number: number }>`with n as (
-        update projects set ticket_counter = ticket_counter + 1 where id = ${row.project_id} returning ticket_counter
+        update projects set ticket_counter = ticket_counter + 1 where id = ${row.project_id}${check} returning ticket_counter
       ), t as (
         insert into tickets (${sql.join(columns.map((c) => sql.ref(c)))})
-        values (${sql.join(columns.map((c) => (c === 'number' ? sql`(select ticket_counter from n)` : sql`${row[c]}`)))})
-        returning number
+        select ${sql.join(columns.map((c) => (c === 'number' ? sql`n.ticket_counter` : sql`${row[c]}`)))} from n
+        returning id, number
       )${
         labels.length > 0
-          ? sql`, l as (insert into ticket_labels (ticket_id, label_id) values ${sql.join(
-              labels.map((l) => sql`(${l.ticket_id}, ${l.label_id})`),
-            )})`
+          ? sql`, l as (insert into ticket_labels (ticket_id, label_id) select t.id, v.label_id from t, ${each('label_id', labels)})`
           : sql``
       }, w as (
-        insert into ticket_watchers (ticket_id, user_id) values ${sql.join(
-          watchers.map((w) => sql`(${w.ticket_id}, ${w.user_id})`),
-        )}
+        insert into ticket_watchers (ticket_id, user_id) select t.id, v.user_id from t, ${each('user_id', watchers)}
       )
       select number from t`.compile(tx);
-    // A named statement per shape (how many labels and watchers): parsed and planned once per
-    // connection, where planning this statement cost more than running it.
+    // A named statement per shape (the check, how many labels and watchers): parsed and planned
+    // once per connection, where planning this statement cost more than running it.
+    const shape = readLast === undefined ? 'any' : readLast === null ? 'empty' : 'last';
     const { rows } = await tx.executeQuery<{ number: number }>({
       ...compiled,
-      sql: `${compiled.sql} ${preparedMarker(`ticket-insert-${labels.length}-${watchers.length}`)}`,
+      sql: `${compiled.sql} ${preparedMarker(`ticket-insert-${shape}-${labels.length}-${watchers.length}`)}`,
     });
-    return Number(rows[0].number);
+    return rows.length === 0 ? null : Number(rows[0].number);
   }
   const counter = await tx
     .updateTable('projects')
@@ -163,8 +175,15 @@ async function insertTicket(
     .insertInto('tickets')
     .values({ ...row, number })
     .execute();
-  if (labels.length > 0) await tx.insertInto('ticket_labels').values(labels).execute();
-  await tx.insertInto('ticket_watchers').values(watchers).execute();
+  if (labels.length > 0)
+    await tx
+      .insertInto('ticket_labels')
+      .values(labels.map((label_id) => ({ ticket_id: row.id, label_id })))
+      .execute();
+  await tx
+    .insertInto('ticket_watchers')
+    .values(watchers.map((user_id) => ({ ticket_id: row.id, user_id })))
+    .execute();
   return number;
 }
 
