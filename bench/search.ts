@@ -356,8 +356,20 @@ async function measure(kind: 'sqlite' | 'postgres', tickets: number) {
       }
       results[category] = { p50: pct(times, 50), p99: pct(times, 99), totals };
     }
+    // PostgreSQL's page cache decides whether a common word's matches are read from its memory or
+    // copied from the OS's (docs/deploy.md): the run says which it had.
+    let server = '';
+    if (url) {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      const shown = await c.query(
+        `select current_setting('shared_buffers') as b, pg_size_pretty(pg_total_relation_size('ticket_search')) as t`,
+      );
+      await c.end();
+      server = `, shared_buffers ${shown.rows[0].b}, ticket_search ${shown.rows[0].t}`;
+    }
     console.log(
-      `\n${kind}, ${tickets.toLocaleString('en')} tickets (${reuse ? 'kept instance' : `built with the index in ${buildSeconds.toFixed(1)} s`}), ${RUNS} runs per query:`,
+      `\n${kind}, ${tickets.toLocaleString('en')} tickets (${reuse ? 'kept instance' : `built with the index in ${buildSeconds.toFixed(1)} s`}${server}), ${RUNS} runs per query:`,
     );
     for (const [category, r] of Object.entries(results))
       console.log(
