@@ -167,7 +167,7 @@ describe('two server instances on one database', () => {
           Number(
             (
               await holder.query(
-                `select count(*) as n from pg_locks where not granted and pid <> pg_backend_pid()`,
+                `select count(*) as n from pg_stat_activity where pg_backend_pid() = any(pg_blocking_pids(pid))`,
               )
             ).rows[0].n,
           );
