@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
-import { columnsOf, makeProject } from './helpers/board.js';
+import { columnsOf, expectColumnTotalsKept, makeProject } from './helpers/board.js';
 import { type Client, signUp } from './helpers/factories.js';
 
 let t: TestApp;
@@ -54,7 +54,11 @@ describe('board invariants', () => {
         let highest = 0;
         for (const o of ops) {
           const cols = await columnsOf(owner, p.id);
-          const tickets = (await owner.get(`${base}/tickets`)).json() as { id: string; number: number }[];
+          const tickets = (await owner.get(`${base}/tickets`)).json() as {
+            id: string;
+            number: number;
+            columnId: string;
+          }[];
           const pick = (i: number) => tickets[i % Math.max(tickets.length, 1)]?.id ?? 'missing';
           const col = (i: number) => cols[i % cols.length].id;
           let res: Awaited<ReturnType<Client['get']>>;
@@ -62,6 +66,8 @@ describe('board invariants', () => {
             case 'create':
               res = await owner.post(`${base}/tickets`, { title: 'x', columnId: col(o.column) });
               expect(res.json().number).toBeGreaterThan(highest);
+              // Last in its column (PostgreSQL counts it from the column's end: migration 089).
+              expect(res.json().order).toBe(tickets.filter((x) => x.columnId === col(o.column)).length);
               highest = res.json().number;
               break;
             case 'move':
@@ -104,6 +110,7 @@ describe('board invariants', () => {
         }
         const numbers = list.map((x) => x.number);
         expect(new Set(numbers).size).toBe(numbers.length);
+        await expectColumnTotalsKept(t.app.services.db);
       }),
       { numRuns: 12 },
     );

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isValidRank } from '../src/db/ranks.js';
 import { buildApp } from '../src/server/app.js';
 import { createTestApp, dialect, type TestApp } from './helpers/app.js';
-import { addMember, columnsOf, makeProject, makeTicket } from './helpers/board.js';
+import { addMember, columnsOf, expectColumnTotalsKept, makeProject, makeTicket } from './helpers/board.js';
 import { type Client, clientFor, signUp } from './helpers/factories.js';
 
 /**
@@ -63,6 +63,7 @@ async function expectInvariants(projectId: string) {
   }
   const numbers = tickets.map((tk) => Number(tk.number));
   expect(new Set(numbers).size).toBe(numbers.length);
+  await expectColumnTotalsKept(t.app.services.db);
   return { columns, tickets };
 }
 

@@ -6,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestCtx } from '../src/domain/context.js';
 import { importTickets } from '../src/domain/imports/run.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
-import { addMember, columnsOf, makeProject, makeTicket, type ProjectOut } from './helpers/board.js';
+import {
+  addMember,
+  columnsOf,
+  expectColumnTotalsKept,
+  makeProject,
+  makeTicket,
+  type ProjectOut,
+} from './helpers/board.js';
 import { type Client, signUp } from './helpers/factories.js';
 import { multipartBody } from './helpers/files.js';
 
@@ -116,6 +123,7 @@ describe('Jira CSV', () => {
     expect(res.json().counts).toEqual({ tickets: 4, comments: 2, labels: 3, columns: 1, links: 2 });
     const list = await tickets(owner, project.id);
     expect(list).toHaveLength(4);
+    await expectColumnTotalsKept(t.app.services.db);
     const epic = byTitle(list, 'Checkout epic');
     const bug = await full(owner, project.id, byTitle(list, 'Card form rejects Amex').id);
     const sub = byTitle(list, 'Validate card on blur');

@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeExpiredTrash } from '../src/domain/trash.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { multipart } from './helpers/backup.js';
-import { addMember, columnsOf, makeProject, makeTicket, type ProjectOut } from './helpers/board.js';
+import {
+  addMember,
+  columnsOf,
+  expectColumnTotalsKept,
+  makeProject,
+  makeTicket,
+  type ProjectOut,
+} from './helpers/board.js';
 import { type Client, PASSWORD, signIn, signUp } from './helpers/factories.js';
 import { makePng, storedFiles, upload } from './helpers/files.js';
 
@@ -123,6 +130,7 @@ describe('delete, trash and restore', () => {
     const list = Array.isArray(board) ? board : board.items;
     const ids = list.map((x: { id: string }) => x.id);
     expect(ids.indexOf(a.id)).toBeGreaterThan(ids.indexOf(b.id));
+    await expectColumnTotalsKept(t.app.services.db);
   });
 
   it('bulk delete trashes each ticket', async () => {

@@ -28,6 +28,7 @@ import * as m084 from './migrations/084_search_filter_indexes.js';
 import * as m086 from './migrations/086_search_row_columns.js';
 import * as m087 from './migrations/087_search_row_labels.js';
 import * as m088 from './migrations/088_sprint_budget_double.js';
+import * as m089 from './migrations/089_column_ticket_counts.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '086_search_row_columns': m086,
   '087_search_row_labels': m087,
   '088_sprint_budget_double': m088,
+  '089_column_ticket_counts': m089,
 };
 
 /** Every migration's name, in order. */

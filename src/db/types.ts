@@ -86,6 +86,15 @@ export interface ColumnsTable {
   created_at: string;
 }
 
+/**
+ * PostgreSQL only (migration 089): how many tickets a column holds, kept by triggers; a column
+ * without a row holds none. Derived: not in backups.
+ */
+export interface ColumnTicketCountsTable {
+  column_id: string;
+  n: number;
+}
+
 export interface ProjectMembersTable {
   id: string;
   project_id: string;
@@ -330,6 +339,7 @@ export interface Database {
   system_settings: SystemSettingsTable;
   projects: ProjectsTable;
   columns: ColumnsTable;
+  column_ticket_counts: ColumnTicketCountsTable;
   project_members: ProjectMembersTable;
   labels: LabelsTable;
   sprints: SprintsTable;

@@ -107,7 +107,8 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
     row.number = number;
     await recordSprintChange(tx, row, null, row.sprint_id, now);
     await notifyTicketCreated(ctx, tx, emit, project, row);
-    const [out] = await presentTicketsFull(tx, project.key, [row.id]);
+    // At the end of its column: its order is counted from there.
+    const [out] = await presentTicketsFull(tx, project.key, [row.id], null, 'nearEnd');
     emit({ scope: 'project', type: 'ticket.created', projectId: project.id, data: out });
     return out;
   });

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { expect } from 'vitest';
+import type { Db } from '../../src/db/connect.js';
 import type { Client } from './factories.js';
 
 let keySeq = 0;
@@ -41,4 +43,22 @@ export async function makeTicket(c: Client, projectId: string, fields: Record<st
   const res = await c.post(`/api/projects/${projectId}/tickets`, { title: 'A ticket', ...fields });
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
+}
+
+/**
+ * PostgreSQL: every column's total kept by migration 089's triggers (`column_ticket_counts`) is the
+ * number of tickets it holds (a column without a row holds none). SQLite keeps no totals.
+ */
+export async function expectColumnTotalsKept(db: Db): Promise<void> {
+  if (db.dialect !== 'postgres') return;
+  const wrong = await sql<{ id: string; kept: number; held: number }>`
+    select c.id, coalesce(k.n, 0) as kept, (select count(*) from tickets t where t.column_id = c.id)::int as held
+    from columns c left join column_ticket_counts k on k.column_id = c.id
+    where coalesce(k.n, 0) <> (select count(*) from tickets t where t.column_id = c.id)`.execute(db.kysely);
+  expect(wrong.rows).toEqual([]);
+  const columns = await db.kysely
+    .selectFrom('columns')
+    .select((e) => e.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  expect(Number(columns.n)).toBeGreaterThan(0);
 }

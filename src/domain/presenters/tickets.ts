@@ -1,4 +1,4 @@
-import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import { PostgresAdapter, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { jsonRows, parseJsonRows } from '../../db/json.js';
 import type { Database, TicketsTable } from '../../db/types.js';
 import { INVERSE_LINK, type LinkOut, type LinkType } from '../../shared/tickets.js';
@@ -17,6 +17,13 @@ export type RankedTicket = Omit<TicketsTable, 'rank'> & { ord: number | string }
  * count; docs/decisions/033-board-ranks.md).
  */
 export const orderInColumn: RawBuilder<number> = sql<number>`(select count(*) from tickets o where o.column_id = t.column_id and o.rank < t.rank)`;
+
+/**
+ * PostgreSQL: the same counted from the column's end, from the column's total that migration 089's
+ * triggers keep (`column_ticket_counts`): a new ticket is at the end, so its create counts the few
+ * tickets after it instead of the whole column (decision 033, "A create's order from the column's end").
+ */
+const orderFromColumnEnd: RawBuilder<number> = sql<number>`cast((select k.n from column_ticket_counts k where k.column_id = t.column_id) - 1 - (select count(*) from tickets o where o.column_id = t.column_id and o.rank > t.rank) as integer)`;
 
 /** The same for every row of an unfiltered board read, in one pass over the sorted rows. */
 export const orderByWindow: RawBuilder<number> = sql<number>`row_number() over (partition by t.column_id order by t.rank) - 1`;
@@ -456,25 +463,34 @@ export async function presentTicketsFull(
   ticketIds: readonly string[],
   reader: LinkReader | null = null,
   /**
-   * One ticket's order in its column, when the caller knows it (a move read its neighbours): the
-   * read then does not count the tickets before it, which in a long column is most of its cost.
+   * One ticket's order in its column, when the caller knows it (a move read its neighbours), or
+   * 'nearEnd' for a ticket at or near its column's end (a create): the read then does not count the
+   * tickets before it, which in a long column is most of its cost. ('nearEnd' counts from the end on
+   * PostgreSQL, from the start on SQLite, where the count reads the index alone.)
    */
-  knownOrder?: number,
+  knownOrder?: number | 'nearEnd',
 ) {
   if (ticketIds.length === 0) return [];
   // One ticket (most writes): one statement, its lists built by the database, as the GET reads it.
   const one = async () =>
-    knownOrder === undefined
-      ? runPrepared(tx, 'ticket-one-by-ticket-id', (db) => fullOneQuery(db).where('t.id', '=', arg(0)), [
-          ticketIds[0],
-        ])
-      : runPrepared(
+    knownOrder === 'nearEnd' && tx.getExecutor().adapter instanceof PostgresAdapter
+      ? runPrepared(
           tx,
-          'ticket-one-at-order',
-          (db) =>
-            fullOneQuery(db, sql<number>`cast(${arg<number>(1)} as integer)`).where('t.id', '=', arg(0)),
-          [ticketIds[0], knownOrder],
-        );
+          'ticket-one-near-end',
+          (db) => fullOneQuery(db, orderFromColumnEnd).where('t.id', '=', arg(0)),
+          [ticketIds[0]],
+        )
+      : knownOrder === undefined || knownOrder === 'nearEnd'
+        ? runPrepared(tx, 'ticket-one-by-ticket-id', (db) => fullOneQuery(db).where('t.id', '=', arg(0)), [
+            ticketIds[0],
+          ])
+        : runPrepared(
+            tx,
+            'ticket-one-at-order',
+            (db) =>
+              fullOneQuery(db, sql<number>`cast(${arg<number>(1)} as integer)`).where('t.id', '=', arg(0)),
+            [ticketIds[0], knownOrder],
+          );
   const all =
     ticketIds.length === 1
       ? (await one()).map((row) => presentOneRow(row, projectKey))
