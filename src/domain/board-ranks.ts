@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { generateKeyBetween } from 'fractional-indexing';
-import { sql } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 import { DIGITS, rankForIndex } from '../db/ranks.js';
 import type { TicketsTable } from '../db/types.js';
 import type { Services, Tx } from './context.js';
@@ -186,6 +186,8 @@ async function neighbours(tx: Tx, list: RankedList, index: number | null, moving
     const first = await ranksQuery(tx, list, moving).orderBy('rank').limit(1).executeTakeFirst();
     return { before: null, after: first?.rank ?? null, at: 0 };
   }
+  if (list.table === 'tickets' && tx.getExecutor().adapter instanceof PostgresAdapter)
+    return neighboursFromNearerEnd(tx, list.id, index, moving);
   const pair = await ranksQuery(tx, list, moving)
     .orderBy('rank')
     .limit(2)
@@ -194,6 +196,35 @@ async function neighbours(tx: Tx, list: RankedList, index: number | null, moving
   // Past the end: after the last item.
   if (pair.length === 0) return { before: await last(), after: null, at: null };
   return { before: pair[0].rank, after: pair[1]?.rank ?? null, at: index };
+}
+
+/**
+ * PostgreSQL, a column's tickets, 0 < `index`: neighbours() read from whichever end of the column is
+ * nearer, by the column's total that migration 089's triggers keep. Walking to a place in the index
+ * costs a check of each heap row not yet vacuumed on PostgreSQL, so a place in the second half is
+ * reached from the end: half the walk on average. One statement, so the total and the ranks are
+ * read in the same snapshot; each branch runs only when its one-time condition holds.
+ */
+async function neighboursFromNearerEnd(tx: Tx, columnId: string, index: number, moving: Moving) {
+  const others = moving ? sql`and rank <> ${moving.rank}` : sql``;
+  const { rows } = await sql<{ d: number; rank: string; l: number }>`with k as (
+      select coalesce((select n from column_ticket_counts where column_id = ${columnId}), 0) - ${moving ? 1 : 0} as l
+    )
+    (select 0 as d, rank, (select l from k) as l from tickets
+      where column_id = ${columnId} ${others} and (select 2 * ${index}::integer <= l from k)
+      order by rank offset ${index - 1}::integer limit 2)
+    union all
+    (select 1, rank, (select l from k) from tickets
+      where column_id = ${columnId} ${others} and (select 2 * ${index}::integer > l from k)
+      order by rank desc offset (select greatest(l - 1 - ${index}::integer, 0) from k) limit 2)`.execute(tx);
+  if (rows.length === 0) return { before: null, after: null, at: null };
+  const length = Number(rows[0].l);
+  // From the start: the items at index - 1 and index, in that order.
+  if (Number(rows[0].d) === 0) return { before: rows[0].rank, after: rows[1]?.rank ?? null, at: index };
+  // From the end, past it: the last item, then the one before it.
+  if (index >= length) return { before: rows[0].rank, after: null, at: length };
+  // From the end: the items at index and index - 1, in that order.
+  return { before: rows[1].rank, after: rows[0].rank, at: index };
 }
 
 /**
