@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { generateNKeysBetween } from 'fractional-indexing';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -16,8 +17,8 @@ import { restoreBackup } from '../src/domain/backup/restore.js';
 import { REBALANCE_LENGTH } from '../src/domain/board-ranks.js';
 import { newId } from '../src/domain/ids.js';
 import { listTicketsOf } from '../src/domain/ticket-reads.js';
-import { createTestApp, dropTestData, type TestApp, testConfig } from './helpers/app.js';
-import { columnsOf, makeProject, makeTicket } from './helpers/board.js';
+import { createTestApp, dialect, dropTestData, type TestApp, testConfig } from './helpers/app.js';
+import { columnsOf, expectColumnTotalsKept, makeProject, makeTicket } from './helpers/board.js';
 import { type Client, signUp } from './helpers/factories.js';
 
 let t: TestApp;
@@ -317,6 +318,37 @@ describe('the migration to ranks', () => {
       await dropTestData(config);
     }
   });
+
+  it.runIf(dialect === 'postgres')(
+    "counts each column's tickets when it migrates a database that has tickets (migration 089)",
+    async () => {
+      const p = await makeProject(owner);
+      const cols = await columnsOf(owner, p.id);
+      for (let i = 0; i < 7; i++) await makeTicket(owner, p.id, { columnId: cols[i % 2].id });
+      // Back to the schema before migration 089, the tickets kept, then migrated again.
+      const db = t.app.services.db;
+      const k = db.kysely as never as import('kysely').Kysely<any>;
+      await sql`drop table column_ticket_counts`.execute(k);
+      for (const f of ['added', 'removed', 'moved'])
+        await sql.raw(`drop function docket_column_counts_${f}() cascade`).execute(k);
+      await k.deleteFrom('kysely_migration').where('name', '=', '089_column_ticket_counts').execute();
+      expect(await migrateToLatest(db)).toEqual(['089_column_ticket_counts']);
+      await expectColumnTotalsKept(db);
+      const totals = await db.kysely
+        .selectFrom('column_ticket_counts')
+        .select(['column_id', 'n'])
+        .where(
+          'column_id',
+          'in',
+          cols.map((c) => c.id),
+        )
+        .orderBy('n', 'desc')
+        .execute();
+      expect(totals.map((r) => r.n)).toEqual([4, 3]);
+      // And the triggers are back: a create at the end answers its order from them.
+      expect((await makeTicket(owner, p.id, { columnId: cols[1].id })).order).toBe(3);
+    },
+  );
 });
 
 describe('backups of the position format', () => {
