@@ -27,6 +27,24 @@ const fullCollection: () => void = (() => {
   }
 })();
 
+/**
+ * A full collection that also compacts: moves the live objects together and gives back the pages
+ * they leave. A plain full collection frees the dead objects but keeps every page that still holds a
+ * live one, and after a load most do (the read cache's texts and compiled code among the request's
+ * garbage): 66 MB used of 94 to 111 MB reserved after `npm run bench`, against 72 to 75 MB when V8
+ * happened to compact. V8 compacts on every full collection only while its flag says so: set for
+ * this one and cleared again. Measured on a heap of 125 MB with a third of it live: plain, 43 MB
+ * used of 126 reserved (43 ms); compacting, 43 of 60 (81 ms).
+ */
+export function collectAndCompact(): void {
+  v8.setFlagsFromString('--compact-on-every-full-gc');
+  try {
+    fullCollection();
+  } finally {
+    v8.setFlagsFromString('--no-compact-on-every-full-gc');
+  }
+}
+
 /** The event loop's share of busy time, sampled each second. */
 export interface IdleSample {
   /** Event loop utilisation over the last second, 0..1. */
@@ -67,10 +85,11 @@ export function idleCompactionPolicy(): (s: IdleSample) => boolean {
 }
 
 /**
- * Once a busy spell ends (two quiet seconds after a busy one), one full collection: V8 grows the
- * heap with the load and gives it back only when its own memory reducer judges the process idle,
- * which a server that polls its outboxes and answers health checks may never be (decision 052,
- * "Amended"). The collection takes tens of milliseconds of a loop that has nothing else to do.
+ * Once a busy spell ends (two quiet seconds after a busy one), one full compacting collection
+ * (collectAndCompact): V8 grows the heap with the load and gives it back only when its own memory
+ * reducer judges the process idle, which a server that polls its outboxes and answers health checks
+ * may never be (decision 052, "Amended"). The collection takes tens of milliseconds of a loop that
+ * has nothing else to do.
  * Returns the stop function.
  */
 export function startIdleCompaction(): () => void {
@@ -81,7 +100,7 @@ export function startIdleCompaction(): () => void {
     const busy = performance.eventLoopUtilization(now, last).utilization;
     last = now;
     const h = v8.getHeapStatistics();
-    if (step({ busy, heapTotal: h.total_heap_size, heapUsed: h.used_heap_size })) fullCollection();
+    if (step({ busy, heapTotal: h.total_heap_size, heapUsed: h.used_heap_size })) collectAndCompact();
   }, 1000);
   timer.unref();
   return () => clearInterval(timer);
