@@ -11,10 +11,11 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { BLOCK_MAX, BLOCK_TARGET } from '../src/db/migrations/090_column_rank_blocks.js';
 import { isValidRank, rankForIndex } from '../src/db/ranks.js';
 import { backupStream } from '../src/domain/backup/export.js';
 import { restoreBackup } from '../src/domain/backup/restore.js';
-import { REBALANCE_LENGTH } from '../src/domain/board-ranks.js';
+import { REBALANCE_LENGTH, rebalance } from '../src/domain/board-ranks.js';
 import { newId } from '../src/domain/ids.js';
 import { listTicketsOf } from '../src/domain/ticket-reads.js';
 import { createTestApp, dialect, dropTestData, type TestApp, testConfig } from './helpers/app.js';
@@ -176,6 +177,120 @@ describe('ranks', () => {
   });
 });
 
+describe("a column's blocks (migration 090, PostgreSQL)", () => {
+  it.runIf(dialect === 'postgres')(
+    'finds every place through blocks that are cut and joined as tickets come, move and go',
+    async () => {
+      const p = await makeProject(owner);
+      const cols = (await columnsOf(owner, p.id)).map((c) => c.id);
+      const [a, b, c] = cols;
+      const model: string[][] = cols.map(() => []);
+      // Past BLOCK_MAX tickets one create at a time: the insert trigger cuts the block.
+      for (let i = 0; i < BLOCK_MAX + 30; i++)
+        model[0].push((await makeTicket(owner, p.id, { columnId: a })).id);
+      // And 450 in one statement (as a restore or an import writes them) into an empty column.
+      const k = db().kysely;
+      const proto = await k
+        .selectFrom('tickets')
+        .selectAll()
+        .where('id', '=', model[0][0])
+        .executeTakeFirstOrThrow();
+      const top = Number(
+        (
+          await k
+            .selectFrom('tickets')
+            .select((e) => e.fn.max('number').as('n'))
+            .where('project_id', '=', p.id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+      const rows = Array.from({ length: 450 }, (_, i) => ({
+        ...proto,
+        id: newId(),
+        number: top + 1 + i,
+        column_id: b,
+        rank: rankForIndex(i),
+      }));
+      await k.insertInto('tickets').values(rows).execute();
+      model[1].push(...rows.map((r) => r.id));
+      await expectColumnTotalsKept(db());
+      const blocksOf = async (col: string) =>
+        Number(
+          (
+            await k
+              .selectFrom('column_rank_blocks')
+              .select((e) => e.fn.countAll().as('n'))
+              .where('column_id', '=', col)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      expect(await blocksOf(a)).toBeGreaterThan(1);
+      expect(await blocksOf(b)).toBeGreaterThan(3);
+      expect(await board(p.id, cols)).toEqual(model);
+
+      // Moves to random places of random columns, the answered order checked against the model;
+      // places at the blocks' edges, the ends and past the end included.
+      let seed = 7;
+      const random = (n: number) => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return seed % n;
+      };
+      for (let i = 0; i < 240; i++) {
+        const all = model[0].concat(model[1], model[2]);
+        const id = all[random(all.length)];
+        const from = model.findIndex((col) => col.includes(id));
+        const to = random(3);
+        const length = model[to].length - (from === to ? 1 : 0);
+        const order =
+          i % 8 === 0 ? length + random(3) : i % 8 === 1 ? BLOCK_TARGET * random(5) : random(length + 1);
+        const res = await owner.patch(`/api/projects/${p.id}/tickets/${id}`, { columnId: cols[to], order });
+        expect(res.statusCode, res.body).toBe(200);
+        model[from].splice(model[from].indexOf(id), 1);
+        model[to].splice(Math.min(order, model[to].length), 0, id);
+        expect(res.json().order).toBe(model[to].indexOf(id));
+        if (i % 60 === 59) {
+          await expectColumnTotalsKept(db());
+          expect(await board(p.id, cols)).toEqual(model);
+        }
+      }
+      // A place far past the end (past 32-bit integers too): the end.
+      const far = await owner.patch(`/api/projects/${p.id}/tickets/${model[1][0]}`, { order: 2 ** 40 });
+      expect(far.statusCode, far.body).toBe(200);
+      model[1].push(model[1].shift() as string);
+      expect(far.json().order).toBe(model[1].length - 1);
+      // Deletes that empty blocks: they join the blocks before them.
+      const gone = model[1].filter((_, i) => i % 5 !== 0);
+      expect((await owner.del(`/api/projects/${p.id}/tickets`, { ticketIds: gone })).statusCode).toBe(200);
+      model[1] = model[1].filter((id) => !gone.includes(id));
+      await expectColumnTotalsKept(db());
+      // A bulk move (one statement, a row trigger per ticket, the blocks settled at its end).
+      const movers = model[0].slice(0, 150);
+      const bulk = await owner.patch(`/api/projects/${p.id}/tickets`, {
+        ticketIds: movers,
+        updates: { columnId: c },
+      });
+      expect(bulk.statusCode, bulk.body).toBe(200);
+      model[0] = model[0].slice(150);
+      model[2].push(...movers);
+      await expectColumnTotalsKept(db());
+      expect(await board(p.id, cols)).toEqual(model);
+      // A rebalance rewrites every rank of the column twice.
+      await k.transaction().execute(async (tx) => {
+        await rebalance(tx, { table: 'tickets', scope: 'column_id', id: c }, null);
+      });
+      await expectColumnTotalsKept(db());
+      expect(await board(p.id, cols)).toEqual(model);
+      // A column's deletion moves its tickets to the end of another.
+      const removed = await owner.del(`/api/projects/${p.id}/columns/${c}`, { moveTicketsTo: a });
+      expect(removed.statusCode, removed.body).toBe(200);
+      model[0].push(...model[2]);
+      await expectColumnTotalsKept(db());
+      expect(await blocksOf(c)).toBe(0);
+      expect(await board(p.id, [a, b])).toEqual(model.slice(0, 2));
+    },
+  );
+});
+
 describe('bulk writes in bulk', () => {
   it('updates and deletes 100 tickets in a constant number of statements', async () => {
     const p = await makeProject(owner);
@@ -320,19 +435,31 @@ describe('the migration to ranks', () => {
   });
 
   it.runIf(dialect === 'postgres')(
-    "counts each column's tickets when it migrates a database that has tickets (migration 089)",
+    "counts each column's tickets and cuts its blocks when it migrates a database that has tickets (migrations 089, 090)",
     async () => {
       const p = await makeProject(owner);
       const cols = await columnsOf(owner, p.id);
       for (let i = 0; i < 7; i++) await makeTicket(owner, p.id, { columnId: cols[i % 2].id });
+      for (let i = 0; i < BLOCK_MAX + 20; i++) await makeTicket(owner, p.id, { columnId: cols[2].id });
       // Back to the schema before migration 089, the tickets kept, then migrated again.
       const db = t.app.services.db;
       const k = db.kysely as never as import('kysely').Kysely<any>;
-      await sql`drop table column_ticket_counts`.execute(k);
-      for (const f of ['added', 'removed', 'moved'])
-        await sql.raw(`drop function docket_column_counts_${f}() cascade`).execute(k);
-      await k.deleteFrom('kysely_migration').where('name', '=', '089_column_ticket_counts').execute();
-      expect(await migrateToLatest(db)).toEqual(['089_column_ticket_counts']);
+      await sql`drop table column_rank_blocks, column_rank_blocks_unsettled, column_ticket_counts`.execute(k);
+      for (const f of [
+        'column_counts_added',
+        'column_counts_removed',
+        'column_counts_moved',
+        'rank_blocks_settle_noted',
+      ])
+        await sql.raw(`drop function docket_${f}() cascade`).execute(k);
+      await sql`drop function docket_rank_blocks_rebuild(text), docket_rank_blocks_settle(text, text), docket_rank_blocks_recut(text, text), docket_rank_block(text, text)`.execute(
+        k,
+      );
+      await k
+        .deleteFrom('kysely_migration')
+        .where('name', 'in', ['089_column_ticket_counts', '090_column_rank_blocks'])
+        .execute();
+      expect(await migrateToLatest(db)).toEqual(['089_column_ticket_counts', '090_column_rank_blocks']);
       await expectColumnTotalsKept(db);
       const totals = await db.kysely
         .selectFrom('column_ticket_counts')
@@ -344,9 +471,24 @@ describe('the migration to ranks', () => {
         )
         .orderBy('n', 'desc')
         .execute();
-      expect(totals.map((r) => r.n)).toEqual([4, 3]);
-      // And the triggers are back: a create at the end answers its order from them.
+      expect(totals.map((r) => r.n)).toEqual([BLOCK_MAX + 20, 4, 3]);
+      const blocks = await db.kysely
+        .selectFrom('column_rank_blocks')
+        .select('n')
+        .where('column_id', '=', cols[2].id)
+        .orderBy('lo')
+        .execute();
+      expect(blocks.map((b) => b.n)).toEqual([74, 73, 73]);
+      // And the triggers are back: a create at the end answers its order from them, a move its place.
       expect((await makeTicket(owner, p.id, { columnId: cols[1].id })).order).toBe(3);
+      const list = (await owner.get(`/api/projects/${p.id}/tickets?columnId=${cols[2].id}`)).json() as Item[];
+      const moved = await owner.patch(`/api/projects/${p.id}/tickets/${list[5].id}`, { order: 150 });
+      expect(moved.json().order).toBe(150);
+      const after = (
+        await owner.get(`/api/projects/${p.id}/tickets?columnId=${cols[2].id}`)
+      ).json() as Item[];
+      expect(after[150].id).toBe(list[5].id);
+      await expectColumnTotalsKept(db);
     },
   );
 });

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BLOCK_MAX } from '../src/db/migrations/090_column_rank_blocks.js';
 import { isValidRank } from '../src/db/ranks.js';
 import { buildApp } from '../src/server/app.js';
 import { createTestApp, dialect, type TestApp } from './helpers/app.js';
@@ -357,6 +358,56 @@ describe('boards under racing changes', () => {
     const listed = (await owner.get(`/api/projects/${p.id}/tickets`)).json() as { id: string }[];
     expect(listed.map((x) => x.id).sort()).toEqual(after.map((x) => x.id).sort());
   }, 60_000);
+
+  it.runIf(dialect === 'postgres')(
+    "keeps a long column's blocks counted while creates, moves and deletes race in it and out of it (migration 090)",
+    async () => {
+      const p = await makeProject(owner);
+      const [a, b] = await columnsOf(owner, p.id);
+      const tickets: { id: string }[] = [];
+      for (let i = 0; i < 2 * BLOCK_MAX + 40; i++)
+        tickets.push(await makeTicket(owner, p.id, { columnId: i % 4 === 3 ? b.id : a.id }));
+      for (let round = 0; round < 4; round++) {
+        const c = (i: number) => (i % 2 ? owner2 : owner);
+        const work = [];
+        for (let i = 0; i < 40; i++) {
+          const tk = tickets[(i * 37 + round * 11) % tickets.length];
+          if (i % 5 === 0)
+            work.push(
+              c(i).post(`/api/projects/${p.id}/tickets`, { title: `n${round}.${i}`, columnId: a.id }),
+            );
+          else if (i % 5 === 1) work.push(c(i).del(`/api/projects/${p.id}/tickets/${tk.id}`));
+          else if (i % 5 === 2)
+            work.push(
+              c(i).patch(`/api/projects/${p.id}/tickets/${tk.id}`, {
+                columnId: (i + round) % 2 ? a.id : b.id,
+                order: (i * 41) % 300,
+              }),
+            );
+          else if (i % 5 === 3)
+            work.push(
+              c(i).patch(`/api/projects/${p.id}/tickets`, {
+                ticketIds: tickets
+                  .slice((i * 13 + round) % 300, ((i * 13 + round) % 300) + 12)
+                  .map((x) => x.id),
+                updates: { columnId: round % 2 ? a.id : b.id },
+              }),
+            );
+          else
+            work.push(
+              c(i).patch(`/api/projects/${p.id}/tickets/${tk.id}`, { order: (i * 29 + round) % 250 }),
+            );
+        }
+        for (const r of await Promise.all(work)) expect([200, 201, 400, 404], r.body).toContain(r.statusCode);
+        await expectInvariants(p.id);
+        const list = (await owner.get(`/api/projects/${p.id}/tickets?columnId=${a.id}`)).json() as {
+          order: number;
+        }[];
+        expect(list.map((x) => x.order)).toEqual(list.map((_, i) => i));
+      }
+    },
+    60_000,
+  );
 
   it('keeps orders when a column is deleted into another while tickets move into both', async () => {
     const p = await makeProject(owner);

@@ -29,6 +29,7 @@ import * as m086 from './migrations/086_search_row_columns.js';
 import * as m087 from './migrations/087_search_row_labels.js';
 import * as m088 from './migrations/088_sprint_budget_double.js';
 import * as m089 from './migrations/089_column_ticket_counts.js';
+import * as m090 from './migrations/090_column_rank_blocks.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -63,6 +64,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '087_search_row_labels': m087,
   '088_sprint_budget_double': m088,
   '089_column_ticket_counts': m089,
+  '090_column_rank_blocks': m090,
 };
 
 /** Every migration's name, in order. */

@@ -118,6 +118,19 @@ export interface ColumnTicketCountsTable {
   n: number;
 }
 
+/** PostgreSQL (migration 090): the `n` tickets of a column ranked from `lo` to the next block's `lo`. */
+export interface ColumnRankBlocksTable {
+  column_id: string;
+  lo: string;
+  n: number;
+}
+
+/** PostgreSQL (migration 090): blocks to bring within bounds at the end of the statement; empty between statements. */
+export interface ColumnRankBlocksUnsettledTable {
+  column_id: string;
+  lo: string;
+}
+
 export interface ProjectMembersTable {
   id: string;
   project_id: string;
@@ -363,6 +376,8 @@ export interface Database {
   projects: ProjectsTable;
   columns: ColumnsTable;
   column_ticket_counts: ColumnTicketCountsTable;
+  column_rank_blocks: ColumnRankBlocksTable;
+  column_rank_blocks_unsettled: ColumnRankBlocksUnsettledTable;
   project_members: ProjectMembersTable;
   labels: LabelsTable;
   sprints: SprintsTable;

@@ -187,7 +187,7 @@ async function neighbours(tx: Tx, list: RankedList, index: number | null, moving
     return { before: null, after: first?.rank ?? null, at: 0 };
   }
   if (list.table === 'tickets' && tx.getExecutor().adapter instanceof PostgresAdapter)
-    return neighboursFromNearerEnd(tx, list.id, index, moving);
+    return neighboursByBlocks(tx, list.id, index, moving);
   const pair = await ranksQuery(tx, list, moving)
     .orderBy('rank')
     .limit(2)
@@ -199,32 +199,38 @@ async function neighbours(tx: Tx, list: RankedList, index: number | null, moving
 }
 
 /**
- * PostgreSQL, a column's tickets, 0 < `index`: neighbours() read from whichever end of the column is
- * nearer, by the column's total that migration 089's triggers keep. Walking to a place in the index
- * costs a check of each heap row not yet vacuumed on PostgreSQL, so a place in the second half is
- * reached from the end: half the walk on average. One statement, so the total and the ranks are
- * read in the same snapshot; each branch runs only when its one-time condition holds.
+ * PostgreSQL, a column's tickets, 0 < `index`: neighbours() found through the column's blocks that
+ * migration 090's triggers keep (`column_rank_blocks`). Walking the index to place `index` checks the
+ * heap row of every ticket written since the last vacuum, and moves keep writing them; instead the
+ * blocks' counts (about one row per 100 tickets) give the block holding place `index - 1`, and the
+ * walk starts at that block's first rank: under 200 steps whatever the column's size. One statement,
+ * so the counts and the ranks are read in the same snapshot (the caller holds the column's lock).
+ * The moving item is left out of its block's count.
  */
-async function neighboursFromNearerEnd(tx: Tx, columnId: string, index: number, moving: Moving) {
+async function neighboursByBlocks(tx: Tx, columnId: string, index: number, moving: Moving) {
   const others = moving ? sql`and rank <> ${moving.rank}` : sql``;
-  const { rows } = await sql<{ d: number; rank: string; l: number }>`with k as (
-      select coalesce((select n from column_ticket_counts where column_id = ${columnId}), 0) - ${moving ? 1 : 0} as l
+  const mine = moving ? sql`(lo = docket_rank_block(${columnId}, ${moving.rank}))::integer` : sql`0`;
+  const { rows } = await sql<{ rank: string | null; start: string | null; l: string | null }>`with s as (
+      select lo, n - ${mine} as n, sum(n - ${mine}) over (order by lo) as upto
+      from column_rank_blocks where column_id = ${columnId}
+    ), b as (
+      select lo, upto - n as start from s where upto >= ${index}::bigint order by lo limit 1
     )
-    (select 0 as d, rank, (select l from k) as l from tickets
-      where column_id = ${columnId} ${others} and (select 2 * ${index}::integer <= l from k)
-      order by rank offset ${index - 1}::integer limit 2)
-    union all
-    (select 1, rank, (select l from k) from tickets
-      where column_id = ${columnId} ${others} and (select 2 * ${index}::integer > l from k)
-      order by rank desc offset (select greatest(l - 1 - ${index}::integer, 0) from k) limit 2)`.execute(tx);
-  if (rows.length === 0) return { before: null, after: null, at: null };
-  const length = Number(rows[0].l);
-  // From the start: the items at index - 1 and index, in that order.
-  if (Number(rows[0].d) === 0) return { before: rows[0].rank, after: rows[1]?.rank ?? null, at: index };
-  // From the end, past it: the last item, then the one before it.
-  if (index >= length) return { before: rows[0].rank, after: null, at: length };
-  // From the end: the items at index and index - 1, in that order.
-  return { before: rows[1].rank, after: rows[0].rank, at: index };
+    select w.rank, b.start, (select max(upto) from s) as l from (select 1) one
+      left join b on true
+      left join lateral (select rank from tickets
+        where column_id = ${columnId} and rank >= b.lo ${others}
+        order by rank offset ${index - 1}::bigint - b.start limit 2) w on true`.execute(tx);
+  const length = Number(rows[0]?.l ?? 0);
+  // Past the end (no block holds place index - 1): after the last item.
+  if (rows[0]?.rank == null) {
+    const last = await ranksQuery(tx, { table: 'tickets', scope: 'column_id', id: columnId }, moving)
+      .orderBy('rank', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return { before: last?.rank ?? null, after: null, at: last ? length : 0 };
+  }
+  return { before: rows[0].rank, after: rows[1]?.rank ?? null, at: index };
 }
 
 /**
@@ -285,6 +291,9 @@ export async function ranksAtEnd(tx: Tx, list: RankedList, n: number) {
  * after every key and is never one, so no intermediate state repeats a rank.
  */
 export async function rebalance(tx: Tx, list: RankedList, exceptId: string | null) {
+  // PostgreSQL: the column's blocks (migration 090) are cut anew once, not counted row by row.
+  const blocks = list.table === 'tickets' && tx.getExecutor().adapter instanceof PostgresAdapter;
+  if (blocks) await sql`select set_config('docket.rank_blocks_paused', 'on', true)`.execute(tx);
   let q = tx
     .selectFrom(list.table as 'tickets')
     .select('id')
@@ -303,6 +312,10 @@ export async function rebalance(tx: Tx, list: RankedList, exceptId: string | nul
     {},
     list.table,
   );
+  if (blocks)
+    await sql`select set_config('docket.rank_blocks_paused', 'off', true), docket_rank_blocks_rebuild(${list.id})`.execute(
+      tx,
+    );
 }
 
 /**

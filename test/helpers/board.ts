@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { expect } from 'vitest';
 import type { Db } from '../../src/db/connect.js';
+import { BLOCK_MAX, BLOCK_MIN } from '../../src/db/migrations/090_column_rank_blocks.js';
 import type { Client } from './factories.js';
 
 let keySeq = 0;
@@ -47,7 +48,8 @@ export async function makeTicket(c: Client, projectId: string, fields: Record<st
 
 /**
  * PostgreSQL: every column's total kept by migration 089's triggers (`column_ticket_counts`) is the
- * number of tickets it holds (a column without a row holds none). SQLite keeps no totals.
+ * number of tickets it holds (a column without a row holds none), and migration 090's blocks count
+ * what they hold. SQLite keeps neither.
  */
 export async function expectColumnTotalsKept(db: Db): Promise<void> {
   if (db.dialect !== 'postgres') return;
@@ -56,6 +58,25 @@ export async function expectColumnTotalsKept(db: Db): Promise<void> {
     from columns c left join column_ticket_counts k on k.column_id = c.id
     where coalesce(k.n, 0) <> (select count(*) from tickets t where t.column_id = c.id)`.execute(db.kysely);
   expect(wrong.rows).toEqual([]);
+  // Migration 090's blocks: each counts the tickets ranked from its lo to the next block's, each
+  // column with tickets has the first block (''), and every block is within bounds.
+  const blocks = await sql<{ column_id: string; lo: string; kept: number; held: number }>`
+    select b.column_id, b.lo, b.n as kept, (select count(*) from tickets t where t.column_id = b.column_id
+      and t.rank >= b.lo and (nx.lo is null or t.rank < nx.lo))::int as held
+    from column_rank_blocks b
+      left join lateral (select lo from column_rank_blocks x where x.column_id = b.column_id and x.lo > b.lo
+        order by x.lo limit 1) nx on true
+    where b.n <> (select count(*) from tickets t where t.column_id = b.column_id
+      and t.rank >= b.lo and (nx.lo is null or t.rank < nx.lo))
+      or b.n > ${BLOCK_MAX} or (b.lo <> '' and b.n < ${BLOCK_MIN})`.execute(db.kysely);
+  expect(blocks.rows).toEqual([]);
+  const firstless = await sql<{ column_id: string }>`select distinct t.column_id from tickets t
+    where not exists (select 1 from column_rank_blocks b where b.column_id = t.column_id and b.lo = '')`.execute(
+    db.kysely,
+  );
+  expect(firstless.rows).toEqual([]);
+  const unsettled = await db.kysely.selectFrom('column_rank_blocks_unsettled').selectAll().execute();
+  expect(unsettled).toEqual([]);
   const columns = await db.kysely
     .selectFrom('columns')
     .select((e) => e.fn.countAll<number>().as('n'))

@@ -46,8 +46,10 @@ export type BackupTable = Exclude<
   // A restored copy must not post to the original's receivers (decision 040).
   | 'webhooks'
   | 'webhook_deliveries'
-  // Derived from the tickets by triggers (migration 089, PostgreSQL only; isDerivedTable).
+  // Derived from the tickets by triggers (migrations 089 and 090, PostgreSQL only; isDerivedTable).
   | 'column_ticket_counts'
+  | 'column_rank_blocks'
+  | 'column_rank_blocks_unsettled'
 >;
 
 /** The tables in a backup, parents first (the insert order; deletes run in reverse). */
@@ -90,6 +92,7 @@ export const isDerivedTable = (name: string) =>
   name === 'ticket_search_ids' ||
   name === 'ticket_search_labels' ||
   name === 'column_ticket_counts' ||
+  name.startsWith('column_rank_blocks') ||
   name.startsWith('ticket_fts');
 
 const id = z.string().min(1).max(200);
