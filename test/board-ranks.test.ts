@@ -139,6 +139,44 @@ describe('ranks', () => {
     expect(events.map((e) => JSON.parse(e.data).id)).toEqual([tickets[5].id, tickets[4].id]);
   });
 
+  it("moves a ticket in as few statements as its place needs: on PostgreSQL its lock and its column's in one", async () => {
+    const p = await makeProject(owner);
+    const [todo, doing] = (await columnsOf(owner, p.id)).map((c) => c.id);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await makeTicket(owner, p.id, { columnId: todo })).id);
+    // The fewest statements of three like requests (a session's refresh may add one to any request).
+    const count = async (bodies: Record<string, unknown>[]) => {
+      let n = Number.POSITIVE_INFINITY;
+      for (const body of bodies) {
+        const before = db().statements();
+        const res = await owner.patch(`/api/projects/${p.id}/tickets/${ids[0]}`, body);
+        expect(res.statusCode, res.body).toBe(200);
+        if ('order' in body) expect(res.json().order).toBe(body.order);
+        n = Math.min(n, db().statements() - before);
+      }
+      return n;
+    };
+    const pg = dialect === 'postgres';
+    // A rename: access, the ticket, its update and history, the full read, the commit.
+    const rename = await count([{ title: 'One' }, { title: 'Two' }, { title: 'Three' }]);
+    // A move within the column as the board sends it (its column named), and with its order only:
+    // the neighbours' read in place of the history, and on SQLite the column's read.
+    const within = [3, 1, 2].map((order) => ({ columnId: todo, order }));
+    expect(await count(within)).toBe(rename + (pg ? 0 : 1));
+    expect(await count([{ order: 0 }, { order: 4 }, { order: 2 }])).toBe(rename);
+    // To another column: the old status's name, its history and its notices to watchers too.
+    const across = [doing, todo, doing].map((columnId) => ({ columnId, order: 0 }));
+    expect(await count(across)).toBe(rename + (pg ? 3 : 4));
+    // A column that is not the project's is still a 400, and a ticket that is not there a 404.
+    const bad = await owner.patch(`/api/projects/${p.id}/tickets/${ids[1]}`, { columnId: newId(), order: 0 });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().details[0].path).toBe('columnId');
+    expect((await owner.patch(`/api/projects/${p.id}/tickets/${newId()}`, { order: 0 })).statusCode).toBe(
+      404,
+    );
+    expect(await board(p.id, [todo, doing])).toEqual([ids.slice(1), [ids[0]]]);
+  });
+
   it('rebalances keys grown long by inserts at one spot, keeping every order', async () => {
     const p = await makeProject(owner);
     const [todo] = (await columnsOf(owner, p.id)).map((c) => c.id);

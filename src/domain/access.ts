@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { nameProjects } from '../db/changes.js';
 import { jsonRows, parseJsonRows } from '../db/json.js';
-import type { ProjectsTable, TicketsTable } from '../db/types.js';
+import type { ColumnsTable, ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import { mayDeleteTicket } from '../shared/rules.js';
 import { parseTicketKey } from '../shared/tickets.js';
@@ -134,6 +134,39 @@ export async function ticketInProject(
   const ticket = await q.executeTakeFirst();
   if (!ticket) throw notFound(ERR.ticketNotFound);
   return ticket;
+}
+
+/**
+ * PostgreSQL, a single ticket's move: ticketInProject's row lock and the target column's lock
+ * (lockColumn: `columnId`, or the ticket's own column for a move within it) taken by one statement,
+ * which also reads the column's row: two round trips fewer than the ticket, the column and its lock
+ * one by one. The ticket is locked first, as ticketInProject then lockColumn did. Null when the
+ * ticket or the named column is not one of the project's: the caller then takes the usual path,
+ * which answers 404 or 400.
+ */
+export async function ticketAndColumnLocked(
+  db: Tx,
+  project: ProjectsTable,
+  ref: string,
+  columnId: string | undefined,
+): Promise<{ ticket: TicketsTable; column: ColumnsTable } | null> {
+  const parsed = parseTicketKey(ref);
+  if (parsed && parsed.projectKey !== project.key) return null;
+  let q = db
+    .selectFrom('tickets as t')
+    .innerJoin('columns as c', (j) =>
+      j
+        .on('c.project_id', '=', project.id)
+        .on('c.id', '=', columnId === undefined ? sql.ref<string>('t.column_id') : columnId.toLowerCase()),
+    )
+    .selectAll('t')
+    .select(sql<ColumnsTable>`row_to_json(c.*)`.as('locked_column'))
+    .where('t.project_id', '=', project.id);
+  q = parsed ? q.where('t.number', '=', parsed.number) : q.where('t.id', '=', ref.toLowerCase());
+  const row = await q.forUpdate(['t']).forNoKeyUpdate(['c']).executeTakeFirst();
+  if (!row) return null;
+  const { locked_column: column, ...ticket } = row;
+  return { ticket, column };
 }
 
 /** `mayDeleteTicket` of src/shared/rules.ts for a ticket row and the caller's access. */

@@ -48,9 +48,17 @@ export async function findTicket(tx: Tx, project: ProjectsTable, ref: string): P
   return (await q.executeTakeFirst()) ?? null;
 }
 
-export async function resolveRefs(tx: Tx, project: ProjectsTable, body: RefBody): Promise<Refs> {
+/** `column`: the column's row when the caller has read it already (ticketAndColumnLocked). */
+export async function resolveRefs(
+  tx: Tx,
+  project: ProjectsTable,
+  body: RefBody,
+  column?: ColumnsTable,
+): Promise<Refs> {
   const refs: Refs = {};
-  if (body.columnId !== undefined) {
+  if (body.columnId !== undefined && column && column.id === body.columnId.toLowerCase())
+    refs.column = column;
+  else if (body.columnId !== undefined) {
     const col = await tx
       .selectFrom('columns')
       .selectAll()

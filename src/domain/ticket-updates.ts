@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import type { bulkUpdateBody, UpdateTicketBody } from '../shared/tickets.js';
-import { projectAccess, ticketInProject } from './access.js';
+import { projectAccess, ticketAndColumnLocked, ticketInProject } from './access.js';
 import { lockColumn, placeAt, ranksAtEnd, setRanks } from './board-ranks.js';
 import { actorOf, type Ctx, type Emit, type Services, type Tx } from './context.js';
 import { conflict, invalidField } from './errors.js';
@@ -52,8 +52,9 @@ async function movePlace(
   ticket: TicketsTable,
   columnId: string,
   order: number | undefined,
+  lockedColumnId: string | undefined,
 ): Promise<{ rank: string | null; order: number | null }> {
-  await lockColumn(s, tx, columnId);
+  if (lockedColumnId !== columnId) await lockColumn(s, tx, columnId);
   const list = { table: 'tickets', scope: 'column_id', id: columnId } as const;
   if (columnId !== ticket.column_id) return placeAt(tx, list, order ?? null, null);
   if (order === undefined) return { rank: null, order: null };
@@ -74,17 +75,21 @@ async function applyUpdates(
   refs: Refs,
   by: string,
   now: string,
+  /** The column whose lock the caller holds already (ticketAndColumnLocked). */
+  lockedColumnId?: string,
 ): Promise<Result[]> {
-  // The display names feed the history of the reference fields only: read them when one may change.
+  // The display names feed the history of the reference fields only: read them when one may change
+  // (the status: when a ticket leaves its column, not on a move within it).
+  const statusMayChange = refs.column != null && tickets.some((t) => t.column_id !== refs.column?.id);
   const needNames =
     refs.assignee !== undefined ||
     refs.sprint !== undefined ||
     refs.parent !== undefined ||
-    refs.column != null ||
+    statusMayChange ||
     refs.labels !== undefined;
   const names = needNames
     ? await displayNamesOf(tx, tickets, project.key, {
-        status: refs.column != null,
+        status: statusMayChange,
         assignee: refs.assignee !== undefined,
         sprint: refs.sprint !== undefined,
         parent: refs.parent !== undefined,
@@ -98,7 +103,7 @@ async function applyUpdates(
   let knownOrder: number | null = null;
   if (tickets.length === 1 && (target || body.order !== undefined)) {
     const [t] = tickets;
-    const place = await movePlace(s, tx, t, target?.id ?? t.column_id, body.order);
+    const place = await movePlace(s, tx, t, target?.id ?? t.column_id, body.order, lockedColumnId);
     if (place.rank !== null) ranks.set(t.id, place.rank);
     knownOrder = place.order;
   } else if (target) {
@@ -335,12 +340,28 @@ export async function updateTicket(
   const actor = actorOf(ctx);
   return transactWrite(ctx, async (tx, emit) => {
     const { project } = await projectAccess(ctx, tx, projectRef);
-    // The ticket's row lock first, then the target column's (createTicket: column, then project).
-    const ticket = await ticketInProject(tx, project, ticketRef, ctx);
+    // The ticket's row lock first, then the target column's (createTicket: column, then project);
+    // for a move on PostgreSQL both in one statement.
+    const moves = body.columnId !== undefined || body.order !== undefined;
+    const locked =
+      moves && ctx.db.dialect === 'postgres'
+        ? await ticketAndColumnLocked(tx, project, ticketRef, body.columnId)
+        : null;
+    const ticket = locked?.ticket ?? (await ticketInProject(tx, project, ticketRef, ctx));
     if (body.ifUpdatedAt !== undefined && body.ifUpdatedAt !== ticket.updated_at)
       throw conflict(ERR.ticketChangedSince);
-    const refs = await resolveRefs(tx, project, body);
-    const results = await applyUpdates(ctx, tx, project, [ticket], body, refs, actor.userId, nowIso());
+    const refs = await resolveRefs(tx, project, body, locked?.column);
+    const results = await applyUpdates(
+      ctx,
+      tx,
+      project,
+      [ticket],
+      body,
+      refs,
+      actor.userId,
+      nowIso(),
+      locked?.column.id,
+    );
     const reader = linkReader(actor);
     if (results.length === 0) return (await presentTicketsFull(tx, project.key, [ticket.id], reader))[0];
     const [out] = await emitTickets(tx, emit, project, results, reader);
