@@ -490,7 +490,7 @@ describe('the migration to ranks', () => {
         'rank_blocks_settle_noted',
       ])
         await sql.raw(`drop function docket_${f}() cascade`).execute(k);
-      await sql`drop function docket_rank_blocks_rebuild(text), docket_rank_blocks_settle(text, text), docket_rank_blocks_recut(text, text), docket_rank_block(text, text)`.execute(
+      await sql`drop function docket_rank_blocks_rebuild(text), docket_rank_blocks_settle(text, text), docket_rank_blocks_recut(text, text)`.execute(
         k,
       );
       await k

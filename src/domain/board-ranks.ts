@@ -208,19 +208,30 @@ async function neighbours(tx: Tx, list: RankedList, index: number | null, moving
  * The moving item is left out of its block's count.
  */
 async function neighboursByBlocks(tx: Tx, columnId: string, index: number, moving: Moving) {
-  const others = moving ? sql`and rank <> ${moving.rank}` : sql``;
-  const mine = moving ? sql`(lo = docket_rank_block(${columnId}, ${moving.rank}))::integer` : sql`0`;
-  const { rows } = await sql<{ rank: string | null; start: string | null; l: string | null }>`with s as (
-      select lo, n - ${mine} as n, sum(n - ${mine}) over (order by lo) as upto
-      from column_rank_blocks where column_id = ${columnId}
-    ), b as (
-      select lo, upto - n as start from s where upto >= ${index}::bigint order by lo limit 1
-    )
-    select w.rank, b.start, (select max(upto) from s) as l from (select 1) one
-      left join b on true
-      left join lateral (select rank from tickets
-        where column_id = ${columnId} and rank >= b.lo ${others}
-        order by rank offset ${index - 1}::bigint - b.start limit 2) w on true`.execute(tx);
+  const rows = await runPrepared(
+    tx,
+    'neighbours-by-blocks',
+    (db) => ({
+      // $1 the column, $2 the moving item's rank (null: none), $3 the index.
+      compile: () =>
+        sql<{ rank: string | null; start: string | null; l: string | null }>`with m as (
+          select max(lo) as lo from column_rank_blocks where column_id = ${arg(0)} and lo <= ${arg(1)}
+        ), s as (
+          select lo, n - coalesce((lo = (select lo from m))::integer, 0) as n
+          from column_rank_blocks where column_id = ${arg(0)}
+        ), u as (
+          select lo, n, sum(n) over (order by lo) as upto from s
+        ), b as (
+          select lo, upto - n as start from u where upto >= ${arg(2)}::bigint order by lo limit 1
+        )
+        select w.rank, b.start, (select max(upto) from u) as l from (select 1) one
+          left join b on true
+          left join lateral (select rank from tickets
+            where column_id = ${arg(0)} and rank >= b.lo and rank is distinct from ${arg(1)}
+            order by rank offset ${arg(2)}::bigint - 1 - b.start limit 2) w on true`.compile(db),
+    }),
+    [columnId, moving?.rank ?? null, index],
+  );
   const length = Number(rows[0]?.l ?? 0);
   // Past the end (no block holds place index - 1): after the last item.
   if (rows[0]?.rank == null) {

@@ -53,12 +53,6 @@ export async function up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promi
     primary key (column_id, lo)
   )`);
 
-  // The block holding rank r of column c ('' when the column has none yet).
-  await run(`create function docket_rank_block(c text, r text) returns text language sql stable as $$
-    select coalesce((select lo from column_rank_blocks
-      where column_id = c and lo <= r collate "C" order by lo desc limit 1), '')
-  $$`);
-
   // Cuts block l of column c again, from its tickets, into blocks of about BLOCK_TARGET (sizes
   // differing by one at most; l stays the first one's lo).
   await run(`create function docket_rank_blocks_recut(c text, l text) returns void language plpgsql as $$
@@ -125,7 +119,9 @@ export async function up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promi
         on conflict (column_id) do update set n = column_ticket_counts.n + excluded.n;
       for r in
         select column_id, lo, count(*)::integer as k
-        from (select column_id, docket_rank_block(column_id, rank) as lo from added_tickets) x
+        from (select a.column_id, coalesce((select b.lo from column_rank_blocks b
+            where b.column_id = a.column_id and b.lo <= a.rank order by b.lo desc limit 1), '') as lo
+          from added_tickets a) x
         group by column_id, lo order by column_id, lo
       loop
         insert into column_rank_blocks (column_id, lo, n) values (r.column_id, r.lo, r.k)
@@ -156,7 +152,9 @@ export async function up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promi
       end loop;
       for r in
         select column_id, lo, count(*)::integer as k
-        from (select column_id, docket_rank_block(column_id, rank) as lo from removed_tickets) x
+        from (select a.column_id, coalesce((select b.lo from column_rank_blocks b
+            where b.column_id = a.column_id and b.lo <= a.rank order by b.lo desc limit 1), '') as lo
+          from removed_tickets a) x
         group by column_id, lo order by column_id, lo
       loop
         update column_rank_blocks set n = n - r.k where column_id = r.column_id and lo = r.lo
@@ -179,7 +177,8 @@ export async function up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promi
     declare
       lo_old text;
       lo_new text;
-      m integer;
+      added boolean;
+      r record;
     begin
       if old.column_id = new.column_id then
         perform 1 from column_ticket_counts where column_id = new.column_id for no key update;
@@ -195,19 +194,28 @@ export async function up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promi
       end if;
       -- A rebalance rewrites every rank of its column, then cuts its blocks anew (docket_rank_blocks_rebuild).
       if current_setting('docket.rank_blocks_paused', true) = 'on' then return null; end if;
-      lo_old := docket_rank_block(old.column_id, old.rank);
-      lo_new := docket_rank_block(new.column_id, new.rank);
+      select coalesce((select max(lo) from column_rank_blocks
+          where column_id = old.column_id and lo <= old.rank collate "C"), ''),
+        coalesce((select max(lo) from column_rank_blocks
+          where column_id = new.column_id and lo <= new.rank collate "C"), '')
+        into lo_old, lo_new;
       if old.column_id = new.column_id and lo_old = lo_new then return null; end if;
-      update column_rank_blocks set n = n - 1 where column_id = old.column_id and lo = lo_old
-        returning n into m;
-      if found and m < ${BLOCK_MIN} and lo_old <> '' then
-        insert into column_rank_blocks_unsettled values (old.column_id, lo_old) on conflict do nothing;
-      end if;
-      insert into column_rank_blocks (column_id, lo, n) values (new.column_id, lo_new, 1)
-        on conflict (column_id, lo) do update set n = column_rank_blocks.n + 1
-        returning n into m;
-      if m > ${BLOCK_MAX} then
-        insert into column_rank_blocks_unsettled values (new.column_id, lo_new) on conflict do nothing;
+      -- Both blocks in one statement; a block noted when it leaves its bounds.
+      added := false;
+      for r in
+        update column_rank_blocks b set n = b.n + case when b.column_id = new.column_id and b.lo = lo_new then 1 else -1 end
+          where (b.column_id, b.lo) in ((old.column_id, lo_old), (new.column_id, lo_new))
+          returning b.column_id, b.lo, b.n
+      loop
+        if r.column_id = new.column_id and r.lo = lo_new then added := true; end if;
+        if r.n > ${BLOCK_MAX} or (r.n < ${BLOCK_MIN} and r.lo <> '') then
+          insert into column_rank_blocks_unsettled values (r.column_id, r.lo) on conflict do nothing;
+        end if;
+      end loop;
+      -- The column's first ticket: its first block.
+      if not added then
+        insert into column_rank_blocks (column_id, lo, n) values (new.column_id, lo_new, 1)
+          on conflict (column_id, lo) do update set n = column_rank_blocks.n + 1;
       end if;
       return null;
     end $$`);
