@@ -105,6 +105,17 @@ export async function up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promi
       perform docket_rank_blocks_recut(c, '');
     end $$`);
 
+  // The rows of a transition table counted per column and block, in that order.
+  const perBlock = (rows: string) => `select column_id, lo, count(*)::integer as k
+        from (select a.column_id, coalesce((select b.lo from column_rank_blocks b
+            where b.column_id = a.column_id and b.lo <= a.rank order by b.lo desc limit 1), '') as lo
+          from ${rows} a) x
+        group by column_id, lo order by column_id, lo`;
+  // The blocks noted in the arrays cs (columns) and ls (their lo) brought within bounds.
+  const settleNoted = `for i in 1 .. coalesce(array_length(cs, 1), 0) loop
+        perform docket_rank_blocks_settle(cs[i], ls[i]);
+      end loop;`;
+
   // Inserts: the totals (089, locking them in column order), then the blocks' counts, then the
   // blocks that grew past BLOCK_MAX are cut again.
   await run(`create or replace function docket_column_counts_added() returns trigger language plpgsql as $$
@@ -118,11 +129,7 @@ export async function up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promi
         select column_id, count(*) from added_tickets group by column_id order by column_id
         on conflict (column_id) do update set n = column_ticket_counts.n + excluded.n;
       for r in
-        select column_id, lo, count(*)::integer as k
-        from (select a.column_id, coalesce((select b.lo from column_rank_blocks b
-            where b.column_id = a.column_id and b.lo <= a.rank order by b.lo desc limit 1), '') as lo
-          from added_tickets a) x
-        group by column_id, lo order by column_id, lo
+        ${perBlock('added_tickets')}
       loop
         insert into column_rank_blocks (column_id, lo, n) values (r.column_id, r.lo, r.k)
           on conflict (column_id, lo) do update set n = column_rank_blocks.n + excluded.n
@@ -132,9 +139,7 @@ export async function up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promi
           ls := ls || r.lo;
         end if;
       end loop;
-      for i in 1 .. coalesce(array_length(cs, 1), 0) loop
-        perform docket_rank_blocks_settle(cs[i], ls[i]);
-      end loop;
+      ${settleNoted}
       return null;
     end $$`);
 
@@ -151,11 +156,7 @@ export async function up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promi
         update column_ticket_counts set n = n - r.k where column_id = r.column_id;
       end loop;
       for r in
-        select column_id, lo, count(*)::integer as k
-        from (select a.column_id, coalesce((select b.lo from column_rank_blocks b
-            where b.column_id = a.column_id and b.lo <= a.rank order by b.lo desc limit 1), '') as lo
-          from removed_tickets a) x
-        group by column_id, lo order by column_id, lo
+        ${perBlock('removed_tickets')}
       loop
         update column_rank_blocks set n = n - r.k where column_id = r.column_id and lo = r.lo
           returning n into m;
@@ -164,9 +165,7 @@ export async function up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promi
           ls := ls || r.lo;
         end if;
       end loop;
-      for i in 1 .. coalesce(array_length(cs, 1), 0) loop
-        perform docket_rank_blocks_settle(cs[i], ls[i]);
-      end loop;
+      ${settleNoted}
       return null;
     end $$`);
 
