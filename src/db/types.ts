@@ -12,17 +12,8 @@ import type {
   WebhooksTable,
 } from './types-access.js';
 
-export type {
-  OAuthClientsTable,
-  OAuthCodesTable,
-  OAuthGrantsTable,
-  OAuthTokensTable,
-  OidcIdentitiesTable,
-  OidcLoginsTable,
-  PasswordResetsTable,
-  WebhookDeliveriesTable,
-  WebhooksTable,
-} from './types-access.js';
+// The sign-in and outside-system tables, kept in their own file, are exported from here too.
+export type * from './types-access.js';
 
 /**
  * Table types. Portable column conventions (docs/decisions/002-portable-schema.md):
