@@ -21,7 +21,7 @@ import { buildApp } from '../src/server/app.js';
 import { PASSWORD_RULES } from '../src/shared/accounts.js';
 import { createTestApp, dialect, dropTestData, pgUrl, type TestApp, testConfig } from './helpers/app.js';
 import { multipart, type Populated, populate, putFile, snapshot } from './helpers/backup.js';
-import { expectColumnTotalsKept } from './helpers/board.js';
+import { expectDerivedKept } from './helpers/board.js';
 import { type Client, clientFor, PASSWORD, signIn, signUp } from './helpers/factories.js';
 
 const EXPORT = '/api/admin/database/export';
@@ -134,7 +134,7 @@ describe('database export, wipe and import', () => {
       expect({ table, rows: after.data[table] }).toEqual({ table, rows: before.data[table] });
     expect(after.files).toEqual(before.files);
     // The columns' totals (derived, not in the backup) are rebuilt by the restore's inserts.
-    await expectColumnTotalsKept(t.app.services.db);
+    await expectDerivedKept(t.app.services.db);
     // The restored accounts sign in with their own passwords; the wipe's admin is gone.
     await signIn(t.app, seed.alice.username);
     expect(

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
-import { columnsOf, expectColumnTotalsKept, makeProject } from './helpers/board.js';
+import { columnsOf, expectDerivedKept, makeProject } from './helpers/board.js';
 import { type Client, signUp } from './helpers/factories.js';
 
 let t: TestApp;
@@ -110,7 +110,7 @@ describe('board invariants', () => {
         }
         const numbers = list.map((x) => x.number);
         expect(new Set(numbers).size).toBe(numbers.length);
-        await expectColumnTotalsKept(t.app.services.db);
+        await expectDerivedKept(t.app.services.db);
       }),
       { numRuns: 12 },
     );

@@ -19,7 +19,7 @@ import { REBALANCE_LENGTH, rebalance } from '../src/domain/board-ranks.js';
 import { newId } from '../src/domain/ids.js';
 import { listTicketsOf } from '../src/domain/ticket-reads.js';
 import { createTestApp, dialect, dropTestData, type TestApp, testConfig } from './helpers/app.js';
-import { columnsOf, expectColumnTotalsKept, makeProject, makeTicket } from './helpers/board.js';
+import { columnsOf, expectDerivedKept, makeProject, makeTicket } from './helpers/board.js';
 import { type Client, signUp } from './helpers/factories.js';
 
 let t: TestApp;
@@ -251,7 +251,7 @@ describe("a column's blocks (migration 090, PostgreSQL)", () => {
       }));
       await k.insertInto('tickets').values(rows).execute();
       model[1].push(...rows.map((r) => r.id));
-      await expectColumnTotalsKept(db());
+      await expectDerivedKept(db());
       const blocksOf = async (col: string) =>
         Number(
           (
@@ -287,7 +287,7 @@ describe("a column's blocks (migration 090, PostgreSQL)", () => {
         model[to].splice(Math.min(order, model[to].length), 0, id);
         expect(res.json().order).toBe(model[to].indexOf(id));
         if (i % 60 === 59) {
-          await expectColumnTotalsKept(db());
+          await expectDerivedKept(db());
           expect(await board(p.id, cols)).toEqual(model);
         }
       }
@@ -300,7 +300,7 @@ describe("a column's blocks (migration 090, PostgreSQL)", () => {
       const gone = model[1].filter((_, i) => i % 5 !== 0);
       expect((await owner.del(`/api/projects/${p.id}/tickets`, { ticketIds: gone })).statusCode).toBe(200);
       model[1] = model[1].filter((id) => !gone.includes(id));
-      await expectColumnTotalsKept(db());
+      await expectDerivedKept(db());
       // A bulk move (one statement, a row trigger per ticket, the blocks settled at its end).
       const movers = model[0].slice(0, 150);
       const bulk = await owner.patch(`/api/projects/${p.id}/tickets`, {
@@ -310,19 +310,19 @@ describe("a column's blocks (migration 090, PostgreSQL)", () => {
       expect(bulk.statusCode, bulk.body).toBe(200);
       model[0] = model[0].slice(150);
       model[2].push(...movers);
-      await expectColumnTotalsKept(db());
+      await expectDerivedKept(db());
       expect(await board(p.id, cols)).toEqual(model);
       // A rebalance rewrites every rank of the column twice.
       await k.transaction().execute(async (tx) => {
         await rebalance(tx, { table: 'tickets', scope: 'column_id', id: c }, null);
       });
-      await expectColumnTotalsKept(db());
+      await expectDerivedKept(db());
       expect(await board(p.id, cols)).toEqual(model);
       // A column's deletion moves its tickets to the end of another.
       const removed = await owner.del(`/api/projects/${p.id}/columns/${c}`, { moveTicketsTo: a });
       expect(removed.statusCode, removed.body).toBe(200);
       model[0].push(...model[2]);
-      await expectColumnTotalsKept(db());
+      await expectDerivedKept(db());
       expect(await blocksOf(c)).toBe(0);
       expect(await board(p.id, [a, b])).toEqual(model.slice(0, 2));
     },
@@ -479,15 +479,22 @@ describe('the migration to ranks', () => {
       const cols = await columnsOf(owner, p.id);
       for (let i = 0; i < 7; i++) await makeTicket(owner, p.id, { columnId: cols[i % 2].id });
       for (let i = 0; i < BLOCK_MAX + 20; i++) await makeTicket(owner, p.id, { columnId: cols[2].id });
-      // Back to the schema before migration 089, the tickets kept, then migrated again.
+      // Back to the schema before migration 089, the tickets kept, then migrated again (091 too,
+      // as migrations apply in order).
       const db = t.app.services.db;
       const k = db.kysely as never as import('kysely').Kysely<any>;
-      await sql`drop table column_rank_blocks, column_rank_blocks_unsettled, column_ticket_counts`.execute(k);
+      await sql`drop table column_rank_blocks, column_rank_blocks_unsettled, column_ticket_counts, ticket_label_columns`.execute(
+        k,
+      );
       for (const f of [
         'column_counts_added',
         'column_counts_removed',
         'column_counts_moved',
         'rank_blocks_settle_noted',
+        'label_columns_added',
+        'label_columns_removed',
+        'label_columns_changed',
+        'label_columns_moved',
       ])
         await sql.raw(`drop function docket_${f}() cascade`).execute(k);
       await sql`drop function docket_rank_blocks_rebuild(text), docket_rank_blocks_settle(text, text), docket_rank_blocks_recut(text, text)`.execute(
@@ -495,10 +502,14 @@ describe('the migration to ranks', () => {
       );
       await k
         .deleteFrom('kysely_migration')
-        .where('name', 'in', ['089_column_ticket_counts', '090_column_rank_blocks'])
+        .where('name', 'in', ['089_column_ticket_counts', '090_column_rank_blocks', '091_label_columns'])
         .execute();
-      expect(await migrateToLatest(db)).toEqual(['089_column_ticket_counts', '090_column_rank_blocks']);
-      await expectColumnTotalsKept(db);
+      expect(await migrateToLatest(db)).toEqual([
+        '089_column_ticket_counts',
+        '090_column_rank_blocks',
+        '091_label_columns',
+      ]);
+      await expectDerivedKept(db);
       const totals = await db.kysely
         .selectFrom('column_ticket_counts')
         .select(['column_id', 'n'])
@@ -526,7 +537,7 @@ describe('the migration to ranks', () => {
         await owner.get(`/api/projects/${p.id}/tickets?columnId=${cols[2].id}`)
       ).json() as Item[];
       expect(after[150].id).toBe(list[5].id);
-      await expectColumnTotalsKept(db);
+      await expectDerivedKept(db);
     },
   );
 });

@@ -8,7 +8,7 @@ import { BLOCK_MAX } from '../src/db/migrations/090_column_rank_blocks.js';
 import { isValidRank } from '../src/db/ranks.js';
 import { buildApp } from '../src/server/app.js';
 import { createTestApp, dialect, type TestApp } from './helpers/app.js';
-import { addMember, columnsOf, expectColumnTotalsKept, makeProject, makeTicket } from './helpers/board.js';
+import { addMember, columnsOf, expectDerivedKept, makeProject, makeTicket } from './helpers/board.js';
 import { type Client, clientFor, signUp } from './helpers/factories.js';
 
 /**
@@ -64,7 +64,7 @@ async function expectInvariants(projectId: string) {
   }
   const numbers = tickets.map((tk) => Number(tk.number));
   expect(new Set(numbers).size).toBe(numbers.length);
-  await expectColumnTotalsKept(t.app.services.db);
+  await expectDerivedKept(t.app.services.db);
   return { columns, tickets };
 }
 

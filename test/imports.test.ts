@@ -9,7 +9,7 @@ import { createTestApp, type TestApp } from './helpers/app.js';
 import {
   addMember,
   columnsOf,
-  expectColumnTotalsKept,
+  expectDerivedKept,
   makeProject,
   makeTicket,
   type ProjectOut,
@@ -123,7 +123,7 @@ describe('Jira CSV', () => {
     expect(res.json().counts).toEqual({ tickets: 4, comments: 2, labels: 3, columns: 1, links: 2 });
     const list = await tickets(owner, project.id);
     expect(list).toHaveLength(4);
-    await expectColumnTotalsKept(t.app.services.db);
+    await expectDerivedKept(t.app.services.db);
     const epic = byTitle(list, 'Checkout epic');
     const bug = await full(owner, project.id, byTitle(list, 'Card form rejects Amex').id);
     const sub = byTitle(list, 'Validate card on blur');

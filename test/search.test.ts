@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateToLatest } from '../src/db/migrate.js';
 import { newId } from '../src/domain/ids.js';
 import { SEARCH_ROW_COLUMNS } from '../src/domain/search/search.js';
-import { createTestApp, type TestApp } from './helpers/app.js';
+import { createTestApp, dialect, type TestApp } from './helpers/app.js';
 import { addMember, columnsOf, makeProject, makeTicket, type ProjectOut } from './helpers/board.js';
 import { type Client, signUp, unique } from './helpers/factories.js';
 
@@ -626,9 +627,24 @@ describe('GET /api/search: words with conditions read the search row (migration 
     expect(await outOfStep()).toEqual([]);
   });
 
-  /** SQLite: rows of ticket_search_labels (migration 087) that differ from the labels of the search rows. */
+  /**
+   * Rows of the derived label tables that differ from the tickets' labels: SQLite's
+   * ticket_search_labels (migration 087, by search row), PostgreSQL's ticket_label_columns
+   * (migration 091, with the ticket's column).
+   */
   async function labelsOutOfStep(): Promise<unknown[]> {
-    if (t.app.services.db.dialect !== 'sqlite') return [];
+    if (t.app.services.db.dialect === 'postgres') {
+      const rows = await sql
+        .raw(
+          `(select l.ticket_id, l.label_id, t.column_id from ticket_labels l join tickets t on t.id = l.ticket_id
+             except select ticket_id, label_id, column_id from ticket_label_columns)
+           union all
+           (select ticket_id, label_id, column_id from ticket_label_columns
+             except select l.ticket_id, l.label_id, t.column_id from ticket_labels l join tickets t on t.id = l.ticket_id)`,
+        )
+        .execute(db());
+      return rows.rows;
+    }
     const rows = await sql
       .raw(
         `select * from (select l.label_id, s.id from ticket_labels l join ticket_search_ids s on s.ticket_id = l.ticket_id
@@ -641,10 +657,11 @@ describe('GET /api/search: words with conditions read the search row (migration 
     return rows.rows;
   }
 
-  it('labels follow tickets by their search row: put on, taken off, label and ticket deletions, restores', async () => {
+  it('the derived label tables follow tickets: put on, taken off, moves, label and ticket deletions, restores', async () => {
     const p = await makeProject(admin, { name: 'Orcas', key: unique('O').slice(0, 8).toUpperCase() });
     const cols = await columnsOf(admin, p.id);
     const done = cols[cols.length - 1];
+    const [todo, doing] = cols;
     const label = async (name: string) =>
       (await admin.post(`/api/projects/${p.id}/labels`, { name, color: '#0EA5E9' })).json() as { id: string };
     const red = await label('orca-red');
@@ -672,6 +689,29 @@ describe('GET /api/search: words with conditions read the search row (migration 
     await patch(a, { columnId: done.id });
     expect(await keys(`project:${p.key} label:orca-red -is:done`, admin)).toEqual([c.key]);
     expect(await both('orca', 'label:orca-red is:done')).toEqual([a.key]);
+    // A label with conditions on the column alone (on PostgreSQL counted from the label's rows with
+    // their column, migration 091; keys() checks the total against the page).
+    expect(await keys('label:orca-red', admin)).toEqual([a.key, c.key].sort());
+    expect(await keys('label:orca-red -is:done', admin)).toEqual([c.key]);
+    expect(await keys('label:orca-red is:done', admin)).toEqual([a.key]);
+    expect(await keys(`label:orca-red (status:"${todo.name}" OR is:done)`, admin)).toEqual(
+      [a.key, c.key].sort(),
+    );
+    expect(await keys(`label:orca-red -status:"${todo.name}" is:open`, admin)).toEqual([]);
+    // A bulk move to another column, then that column deleted (its tickets moved on).
+    const bulk = await admin.patch(`/api/projects/${p.id}/tickets`, {
+      ticketIds: [b.id, c.id, d.id],
+      updates: { columnId: doing.id },
+    });
+    expect(bulk.statusCode, bulk.body).toBe(200);
+    expect(await labelsOutOfStep()).toEqual([]);
+    expect(await keys(`label:orca-blue status:"${doing.name}"`, admin)).toEqual([b.key, d.key].sort());
+    const gone = await admin.del(`/api/projects/${p.id}/columns/${doing.id}`, { moveTicketsTo: todo.id });
+    expect(gone.statusCode, gone.body).toBe(200);
+    expect(await labelsOutOfStep()).toEqual([]);
+    expect(await keys(`label:orca-blue status:"${todo.name}" -is:done`, admin)).toEqual(
+      [b.key, d.key].sort(),
+    );
     // A ticket to the trash and back.
     expect((await admin.del(`/api/projects/${p.id}/tickets/${d.id}`)).statusCode).toBe(200);
     expect(await labelsOutOfStep()).toEqual([]);
@@ -688,7 +728,46 @@ describe('GET /api/search: words with conditions read the search row (migration 
     expect(removed.statusCode, removed.body).toBeLessThan(300);
     expect(await labelsOutOfStep()).toEqual([]);
     expect(await keys(`project:${p.key} label:orca-red`, admin)).toEqual([a.key, c.key].sort());
+    expect(await keys('label:orca-red -is:done', admin)).toEqual([c.key]);
   });
+
+  it.runIf(dialect === 'postgres')(
+    "fills ticket_label_columns with each labelled ticket's column when it migrates (migration 091)",
+    async () => {
+      const p = await makeProject(admin, { name: 'Walruses', key: unique('W').slice(0, 8).toUpperCase() });
+      const cols = await columnsOf(admin, p.id);
+      const tusk = (await admin.post(`/api/projects/${p.id}/labels`, { name: 'walrus-tusk' })).json();
+      const made = [];
+      for (let i = 0; i < 6; i++)
+        made.push(
+          await makeTicket(admin, p.id, {
+            title: `Walrus ${i}`,
+            columnId: cols[i % 3].id,
+            ...(i % 2 === 0 ? { labelIds: [tusk.id] } : {}),
+          }),
+        );
+      // Back to the schema before migration 091, the labels kept, then migrated again.
+      const services = t.app.services.db;
+      const k = services.kysely as never as import('kysely').Kysely<any>;
+      await sql`drop table ticket_label_columns`.execute(k);
+      for (const f of ['added', 'removed', 'changed', 'moved'])
+        await sql.raw(`drop function docket_label_columns_${f}() cascade`).execute(k);
+      await k.deleteFrom('kysely_migration').where('name', '=', '091_label_columns').execute();
+      expect(await migrateToLatest(services)).toEqual(['091_label_columns']);
+      expect(await labelsOutOfStep()).toEqual([]);
+      expect(await keys(`label:walrus-tusk status:"${cols[2].name}"`, admin)).toEqual([made[2].key]);
+      expect(await keys('label:walrus-tusk', admin)).toEqual([made[0].key, made[2].key, made[4].key].sort());
+      // And the triggers are back.
+      const moved = await admin.patch(`/api/projects/${p.id}/tickets/${made[0].id}`, {
+        columnId: cols[2].id,
+      });
+      expect(moved.statusCode, moved.body).toBe(200);
+      expect(await labelsOutOfStep()).toEqual([]);
+      expect(await keys(`label:walrus-tusk status:"${cols[2].name}"`, admin)).toEqual(
+        [made[0].key, made[2].key].sort(),
+      );
+    },
+  );
 
   it('the first page and its total on the search row equal the ones through the tickets, sorted every way', async () => {
     for (const sort of [

@@ -10,7 +10,7 @@ import { multipart } from './helpers/backup.js';
 import {
   addMember,
   columnsOf,
-  expectColumnTotalsKept,
+  expectDerivedKept,
   makeProject,
   makeTicket,
   type ProjectOut,
@@ -130,7 +130,7 @@ describe('delete, trash and restore', () => {
     const list = Array.isArray(board) ? board : board.items;
     const ids = list.map((x: { id: string }) => x.id);
     expect(ids.indexOf(a.id)).toBeGreaterThan(ids.indexOf(b.id));
-    await expectColumnTotalsKept(t.app.services.db);
+    await expectDerivedKept(t.app.services.db);
   });
 
   it('bulk delete trashes each ticket', async () => {

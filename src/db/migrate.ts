@@ -30,6 +30,7 @@ import * as m087 from './migrations/087_search_row_labels.js';
 import * as m088 from './migrations/088_sprint_budget_double.js';
 import * as m089 from './migrations/089_column_ticket_counts.js';
 import * as m090 from './migrations/090_column_rank_blocks.js';
+import * as m091 from './migrations/091_label_columns.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '088_sprint_budget_double': m088,
   '089_column_ticket_counts': m089,
   '090_column_rank_blocks': m090,
+  '091_label_columns': m091,
 };
 
 /** Every migration's name, in order. */

@@ -122,6 +122,16 @@ export interface ColumnRankBlocksUnsettledTable {
   lo: string;
 }
 
+/**
+ * PostgreSQL only (migration 091): each label of a ticket with the ticket's column, kept by
+ * triggers, for search counts by label and column. Derived: not in backups.
+ */
+export interface TicketLabelColumnsTable {
+  ticket_id: string;
+  label_id: string;
+  column_id: string;
+}
+
 export interface ProjectMembersTable {
   id: string;
   project_id: string;
@@ -375,6 +385,7 @@ export interface Database {
   sprint_settings: SprintSettingsTable;
   tickets: TicketsTable;
   ticket_labels: TicketLabelsTable;
+  ticket_label_columns: TicketLabelColumnsTable;
   ticket_watchers: TicketWatchersTable;
   ticket_links: TicketLinksTable;
   comments: CommentsTable;

@@ -47,11 +47,12 @@ export async function makeTicket(c: Client, projectId: string, fields: Record<st
 }
 
 /**
- * PostgreSQL: every column's total kept by migration 089's triggers (`column_ticket_counts`) is the
- * number of tickets it holds (a column without a row holds none), and migration 090's blocks count
- * what they hold. SQLite keeps neither.
+ * PostgreSQL, the tables its triggers derive from the tickets: every column's total kept by
+ * migration 089 (`column_ticket_counts`) is the number of tickets it holds (a column without a row
+ * holds none), migration 090's blocks count what they hold, and migration 091's
+ * `ticket_label_columns` holds each ticket's labels with its column. SQLite keeps none of them.
  */
-export async function expectColumnTotalsKept(db: Db): Promise<void> {
+export async function expectDerivedKept(db: Db): Promise<void> {
   if (db.dialect !== 'postgres') return;
   const wrong = await sql<{ id: string; kept: number; held: number }>`
     select c.id, coalesce(k.n, 0) as kept, (select count(*) from tickets t where t.column_id = c.id)::int as held
@@ -77,6 +78,13 @@ export async function expectColumnTotalsKept(db: Db): Promise<void> {
   expect(firstless.rows).toEqual([]);
   const unsettled = await db.kysely.selectFrom('column_rank_blocks_unsettled').selectAll().execute();
   expect(unsettled).toEqual([]);
+  const labels = await sql`(select l.ticket_id, l.label_id, t.column_id from ticket_labels l
+      join tickets t on t.id = l.ticket_id except select ticket_id, label_id, column_id from ticket_label_columns)
+    union all (select ticket_id, label_id, column_id from ticket_label_columns
+      except select l.ticket_id, l.label_id, t.column_id from ticket_labels l join tickets t on t.id = l.ticket_id)`.execute(
+    db.kysely,
+  );
+  expect(labels.rows).toEqual([]);
   const columns = await db.kysely
     .selectFrom('columns')
     .select((e) => e.fn.countAll<number>().as('n'))

@@ -46,10 +46,11 @@ export type BackupTable = Exclude<
   // A restored copy must not post to the original's receivers (decision 040).
   | 'webhooks'
   | 'webhook_deliveries'
-  // Derived from the tickets by triggers (migrations 089 and 090, PostgreSQL only; isDerivedTable).
+  // Derived from the tickets by triggers (migrations 089, 090 and 091, PostgreSQL only; isDerivedTable).
   | 'column_ticket_counts'
   | 'column_rank_blocks'
   | 'column_rank_blocks_unsettled'
+  | 'ticket_label_columns'
 >;
 
 /** The tables in a backup, parents first (the insert order; deletes run in reverse). */
@@ -92,6 +93,7 @@ export const isDerivedTable = (name: string) =>
   name === 'ticket_search_ids' ||
   name === 'ticket_search_labels' ||
   name === 'column_ticket_counts' ||
+  name === 'ticket_label_columns' ||
   name.startsWith('column_rank_blocks') ||
   name.startsWith('ticket_fts');
 

@@ -53,6 +53,14 @@ export interface CompiledQuery {
   /** SQLite: the top level holds a `label:` term (not negated), which can drive a count on the search row. */
   labelDriven: boolean;
   /**
+   * PostgreSQL: the query is one `label:` term of one name and conditions on the column alone
+   * (`is:done`, `is:open`, `status:`, their negations and groups): the query as a condition on
+   * `ticket_label_columns` (migration 091) under the alias `t`, whose matching rows are the matching
+   * tickets, one row each (a label name is one label per project, and a ticket's labels are its
+   * project's), counted from its index alone. Else null.
+   */
+  labelCount: Bool | null;
+  /**
    * The whole query is `created<…` or `updated<…` (or `<=`): the column and the bound it is below.
    * Such a range often holds most tickets, whose exact count is every ticket minus the rest.
    */
@@ -156,6 +164,8 @@ export async function compileQuery(
   let readsText = false;
   // SQLite, compiling for the search row: labels by its integer id (CompiledQuery.restOnRow).
   let labelsByRow = false;
+  // PostgreSQL, compiling for ticket_label_columns (CompiledQuery.labelCount).
+  let labelsOnColumns = false;
 
   // The last free word of the whole query is a prefix ("as you type").
   const lastWord = (() => {
@@ -298,6 +308,7 @@ export async function compileQuery(
         for (const v of n.values)
           if (!rows.some((r) => r.name.toLowerCase() === v.toLowerCase())) throw unknown('label', v, n);
         const ids = rows.map((r) => r.id);
+        if (labelsOnColumns) return inList(sql.ref('t.label_id'), ids);
         if (labelsByRow)
           return sql<SqlBool>`t.rid in (select row_id from ticket_search_labels where ${inList(sql.ref('label_id'), ids)})`;
         return sql<SqlBool>`t.id in (select ticket_id from ticket_labels where ${inList(sql.ref('label_id'), ids)})`;
@@ -445,6 +456,26 @@ export async function compileQuery(
     dialect === 'sqlite' &&
     restNode !== null &&
     (isLabel(restNode) || (restNode.kind === 'and' && restNode.items.some(isLabel)));
+  const onColumn = (n: QueryNode): boolean =>
+    (n.kind === 'field' &&
+      (n.field === 'status' || (n.field === 'is' && (n.value === 'done' || n.value === 'open')))) ||
+    (n.kind === 'not' && onColumn(n.item)) ||
+    ((n.kind === 'and' || n.kind === 'or') && n.items.every(onColumn));
+  const oneLabel = (n: QueryNode) => n.kind === 'field' && n.field === 'label' && n.values.length === 1;
+  let labelCount: Bool | null = null;
+  if (
+    dialect === 'postgres' &&
+    top.length === 0 &&
+    restNode !== null &&
+    (oneLabel(restNode) ||
+      (restNode.kind === 'and' &&
+        restNode.items.filter(oneLabel).length === 1 &&
+        restNode.items.every((i) => oneLabel(i) || onColumn(i))))
+  ) {
+    labelsOnColumns = true;
+    labelCount = await compileNode(restNode, false);
+    labelsOnColumns = false;
+  }
   const where = topMatch ? and([textMatch(dialect, topMatch), rest]) : rest;
   // Relevance: the top-level words when they are all the words; else any of the words.
   const rankMatch = rankTerms.length === 0 ? topMatch : matchText(dialect, [...topTerms, ...rankTerms], 'or');
@@ -469,6 +500,7 @@ export async function compileQuery(
     onSearchRow: !readsText,
     restOnRow,
     labelDriven,
+    labelCount,
   };
 }
 

@@ -321,16 +321,20 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
   // count is driven from the label's search rows by integer id (migration 087), not from the
   // tickets by text id. The page still walks or sorts the tickets' indexes.
   const byLabelRows = !top && compiled.labelDriven && compiled.onSearchRow;
-  const counter = byLabelRows
-    ? db.selectFrom(SQLITE_SEARCH_ROW.as('t')).where(scopeCond).where(compiled.restOnRow).select(n)
-    : !textOnly
-      ? from().select(n)
-      : dialect === 'sqlite'
-        ? db.selectFrom(sql`ticket_fts`.as('f')).where(sql<SqlBool>`ticket_fts match ${top}`).select(n)
-        : db
-            .selectFrom('ticket_search as s')
-            .where(sql<SqlBool>`s.doc @@ to_tsquery('simple', ${top})`)
-            .select(n);
+  // PostgreSQL, a label and conditions on the column alone: the label's rows with their column
+  // (migration 091), an index-only count, instead of every ticket read to test its column.
+  const counter = compiled.labelCount
+    ? db.selectFrom('ticket_label_columns as t').where(compiled.labelCount).select(n)
+    : byLabelRows
+      ? db.selectFrom(SQLITE_SEARCH_ROW.as('t')).where(scopeCond).where(compiled.restOnRow).select(n)
+      : !textOnly
+        ? from().select(n)
+        : dialect === 'sqlite'
+          ? db.selectFrom(sql`ticket_fts`.as('f')).where(sql<SqlBool>`ticket_fts match ${top}`).select(n)
+          : db
+              .selectFrom('ticket_search as s')
+              .where(sql<SqlBool>`s.doc @@ to_tsquery('simple', ${top})`)
+              .select(n);
   const firstByRank = textOnly && !cursor && signatureOf(keys) === 'score:desc,updated:desc,id:desc';
   // The first page by relevance scores the matches once (a materialized CTE) for the total, the
   // boundary score and the page.
