@@ -133,7 +133,7 @@ describe('database export, wipe and import', () => {
     for (const table of BACKUP_TABLES)
       expect({ table, rows: after.data[table] }).toEqual({ table, rows: before.data[table] });
     expect(after.files).toEqual(before.files);
-    // The columns' totals (derived, not in the backup) are rebuilt by the restore's inserts.
+    // The derived tables (column totals, blocks, label columns; not in the backup) are rebuilt by the restore's inserts.
     await expectDerivedKept(t.app.services.db);
     // The restored accounts sign in with their own passwords; the wipe's admin is gone.
     await signIn(t.app, seed.alice.username);

@@ -357,7 +357,7 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
   let total = windowed
     ? 0
     : (await countBeforeByComplement(db, compiled, everything))
-      ? await countByComplement(db, compiled.before as NonNullable<CompiledQuery['before']>)
+      ? await countByComplement(db, dialect, compiled.before as NonNullable<CompiledQuery['before']>)
       : Number(((await (counter as ReturnType<typeof from>).executeTakeFirstOrThrow()) as { n: unknown }).n);
 
   // The page in two steps: the ids and sort values in order (a narrow sort, often from an index
@@ -398,11 +398,23 @@ async function countBeforeByComplement(db: Kysely<any>, compiled: CompiledQuery,
   return hi > lo && (at - lo) / (hi - lo) > 0.5;
 }
 
-/** The exact count of tickets below `before.bound`: every ticket minus those at or above it. */
-async function countByComplement(db: Kysely<any>, before: NonNullable<CompiledQuery['before']>) {
+/**
+ * The exact count of tickets below `before.bound`: every ticket minus those at or above it. Every
+ * ticket is in a column, so on PostgreSQL their number is the sum of the columns' totals that
+ * migration 089's triggers keep (a few hundred rows, where counting 1,000,000 tickets read an index
+ * of them all: most of `updated<-30d`'s 160 to 180 ms).
+ */
+async function countByComplement(
+  db: Kysely<any>,
+  dialect: 'sqlite' | 'postgres',
+  before: NonNullable<CompiledQuery['before']>,
+) {
   const row = await db
     .selectNoFrom([
-      sql<number>`(select count(*) from tickets)`.as('all'),
+      (dialect === 'postgres'
+        ? sql<number>`(select coalesce(sum(n), 0) from column_ticket_counts)`
+        : sql<number>`(select count(*) from tickets)`
+      ).as('all'),
       sql<number>`(select count(*) from tickets t where ${sql.ref(`t.${before.column}`)} >= ${before.bound})`.as(
         'above',
       ),
