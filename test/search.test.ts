@@ -4,7 +4,14 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { newId } from '../src/domain/ids.js';
 import { SEARCH_ROW_COLUMNS } from '../src/domain/search/search.js';
 import { createTestApp, dialect, type TestApp } from './helpers/app.js';
-import { addMember, columnsOf, makeProject, makeTicket, type ProjectOut } from './helpers/board.js';
+import {
+  addMember,
+  columnsOf,
+  labelColumnsOutOfStep,
+  makeProject,
+  makeTicket,
+  type ProjectOut,
+} from './helpers/board.js';
 import { type Client, signUp, unique } from './helpers/factories.js';
 
 let t: TestApp;
@@ -633,18 +640,7 @@ describe('GET /api/search: words with conditions read the search row (migration 
    * (migration 091, with the ticket's column).
    */
   async function labelsOutOfStep(): Promise<unknown[]> {
-    if (t.app.services.db.dialect === 'postgres') {
-      const rows = await sql
-        .raw(
-          `(select l.ticket_id, l.label_id, t.column_id from ticket_labels l join tickets t on t.id = l.ticket_id
-             except select ticket_id, label_id, column_id from ticket_label_columns)
-           union all
-           (select ticket_id, label_id, column_id from ticket_label_columns
-             except select l.ticket_id, l.label_id, t.column_id from ticket_labels l join tickets t on t.id = l.ticket_id)`,
-        )
-        .execute(db());
-      return rows.rows;
-    }
+    if (t.app.services.db.dialect === 'postgres') return labelColumnsOutOfStep(t.app.services.db);
     const rows = await sql
       .raw(
         `select * from (select l.label_id, s.id from ticket_labels l join ticket_search_ids s on s.ticket_id = l.ticket_id

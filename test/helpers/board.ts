@@ -46,6 +46,17 @@ export async function makeTicket(c: Client, projectId: string, fields: Record<st
   return res.json();
 }
 
+/** PostgreSQL: rows of migration 091's ticket_label_columns that differ from the tickets' labels and columns. */
+export async function labelColumnsOutOfStep(db: Db): Promise<unknown[]> {
+  const rows = await sql`(select l.ticket_id, l.label_id, t.column_id from ticket_labels l
+      join tickets t on t.id = l.ticket_id except select ticket_id, label_id, column_id from ticket_label_columns)
+    union all (select ticket_id, label_id, column_id from ticket_label_columns
+      except select l.ticket_id, l.label_id, t.column_id from ticket_labels l join tickets t on t.id = l.ticket_id)`.execute(
+    db.kysely,
+  );
+  return rows.rows;
+}
+
 /**
  * PostgreSQL, the tables its triggers derive from the tickets: every column's total kept by
  * migration 089 (`column_ticket_counts`) is the number of tickets it holds (a column without a row
@@ -78,13 +89,7 @@ export async function expectDerivedKept(db: Db): Promise<void> {
   expect(firstless.rows).toEqual([]);
   const unsettled = await db.kysely.selectFrom('column_rank_blocks_unsettled').selectAll().execute();
   expect(unsettled).toEqual([]);
-  const labels = await sql`(select l.ticket_id, l.label_id, t.column_id from ticket_labels l
-      join tickets t on t.id = l.ticket_id except select ticket_id, label_id, column_id from ticket_label_columns)
-    union all (select ticket_id, label_id, column_id from ticket_label_columns
-      except select l.ticket_id, l.label_id, t.column_id from ticket_labels l join tickets t on t.id = l.ticket_id)`.execute(
-    db.kysely,
-  );
-  expect(labels.rows).toEqual([]);
+  expect(await labelColumnsOutOfStep(db)).toEqual([]);
   const columns = await db.kysely
     .selectFrom('columns')
     .select((e) => e.fn.countAll<number>().as('n'))
