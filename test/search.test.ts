@@ -470,6 +470,33 @@ describe('GET /api/search: over every project (the scope left out)', () => {
     expect((await search(owner, 'quokka')).total).toBe(0);
   });
 
+  it('relevance: a title holding every word comes first, then the other matches by score (decision 038, "Title first")', async () => {
+    const p = await makeProject(admin, { name: 'Herd', key: unique('H').slice(0, 8).toUpperCase() });
+    const titled = await makeTicket(admin, p.id, { title: 'Gnu yak' });
+    // More of both words, one of them in the title: a higher score, but not every word in the title.
+    const busy = await makeTicket(admin, p.id, {
+      title: 'Gnu notes',
+      description: 'yak gnu yak gnu yak gnu yak gnu',
+    });
+    const quiet = await makeTicket(admin, p.id, { title: 'Field notes', description: 'a gnu beside a yak' });
+    const expected = [titled, busy, quiet].map((x) => x.key);
+    // Words alone, with a condition (PostgreSQL's tiered first page either way), the last word a prefix.
+    for (const q of ['gnu yak', `gnu yak project:${p.key}`, 'gnu ya', 'gnu yak -type:epic']) {
+      const first = await search(admin, q);
+      expect(
+        first.items.map((i) => i.key),
+        q,
+      ).toEqual(expected);
+      expect(first.total, q).toBe(3);
+      // A page inside the title's tier, and pages across the tiers, follow the same order.
+      for (const limit of [1, 2])
+        expect(await walk(admin, q, limit), q).toEqual({ seen: expected, total: 3 });
+    }
+    // One word: the title's matches first, on both databases.
+    const one = await search(admin, `yak project:${p.key}`);
+    expect(one.items.map((i) => i.key)).toEqual(expected);
+  });
+
   it('words with other conditions: the exact total counted with the first page, and on later pages', async () => {
     for (const [c, q] of [
       [owner, 'crash'],
@@ -748,8 +775,13 @@ describe('GET /api/search: words with conditions read the search row (migration 
       await sql`drop table ticket_label_columns`.execute(k);
       for (const f of ['added', 'removed', 'changed', 'moved'])
         await sql.raw(`drop function docket_label_columns_${f}() cascade`).execute(k);
-      await k.deleteFrom('kysely_migration').where('name', '=', '091_label_columns').execute();
-      expect(await migrateToLatest(services)).toEqual(['091_label_columns']);
+      // Migration 092 comes after, and applies again.
+      await sql`drop index ticket_search_title_idx`.execute(k);
+      await k
+        .deleteFrom('kysely_migration')
+        .where('name', 'in', ['091_label_columns', '092_search_titles'])
+        .execute();
+      expect(await migrateToLatest(services)).toEqual(['091_label_columns', '092_search_titles']);
       expect(await labelsOutOfStep()).toEqual([]);
       expect(await keys(`label:walrus-tusk status:"${cols[2].name}"`, admin)).toEqual([made[2].key]);
       expect(await keys('label:walrus-tusk', admin)).toEqual([made[0].key, made[2].key, made[4].key].sort());

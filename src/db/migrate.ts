@@ -31,6 +31,7 @@ import * as m088 from './migrations/088_sprint_budget_double.js';
 import * as m089 from './migrations/089_column_ticket_counts.js';
 import * as m090 from './migrations/090_column_rank_blocks.js';
 import * as m091 from './migrations/091_label_columns.js';
+import * as m092 from './migrations/092_search_titles.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '089_column_ticket_counts': m089,
   '090_column_rank_blocks': m090,
   '091_label_columns': m091,
+  '092_search_titles': m092,
 };
 
 /** Every migration's name, in order. */

@@ -123,6 +123,16 @@ export function matchText(dialect: Dialect, terms: TextTerm[], joiner: 'and' | '
   return parts.join(joiner === 'and' ? ' & ' : ' | ');
 }
 
+/**
+ * PostgreSQL: the title's part of a search document, whose words carry weight A (migration 040).
+ * Migration 092 indexes this very expression with GIN: the first tier of relevance (decision 038,
+ * "Title first") is found from that index.
+ */
+export const titleDoc = (doc: RawBuilder<unknown>) => sql`ts_filter(${doc}, '{a}')`;
+
+/** SQLite: the FTS5 match of `match` in the title column alone. */
+export const titleMatch = (match: string) => `title : (${match})`;
+
 /** Tickets whose indexed text matches `match`. */
 export function textMatch(dialect: Dialect, match: string): Bool {
   return dialect === 'sqlite'

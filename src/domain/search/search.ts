@@ -14,7 +14,7 @@ import { listSelect, orderInColumn, presentTicketList } from '../presenters/tick
 /** The list's select list, `order` counted per ticket (a search hides other tickets of the column). */
 const LIST_SELECT = listSelect(orderInColumn);
 
-import { type CompiledQuery, compileQuery, queryError, type Scope } from './compile.js';
+import { type CompiledQuery, compileQuery, queryError, type Scope, titleDoc, titleMatch } from './compile.js';
 
 type Bool = RawBuilder<SqlBool>;
 
@@ -107,6 +107,18 @@ function sortKeysOf(
         dir: 'desc',
         type: 'integer',
       });
+    // Tickets whose title holds every ranked word come first (decision 038, "Title first"); on
+    // PostgreSQL's ts_rank a one-word match in the title already outscores any other (0.61 against
+    // at most 0.4), and the tier lets the first page rank the title's matches alone.
+    keys.push({
+      name: 'title',
+      expr:
+        dialect === 'sqlite'
+          ? sql`coalesce(r.tier, 0)`
+          : sql`(case when ${titleDoc(sql.ref(`${docOf}.doc`))} @@ to_tsquery('simple', ${compiled.rankMatch}) then 1 else 0 end)`,
+      dir: 'desc',
+      type: 'integer',
+    });
     keys.push({
       name: 'score',
       expr:
@@ -218,6 +230,10 @@ async function seesEveryProject(db: Kysely<any>, scope: Scope): Promise<boolean>
   return scope.projectIds.length >= Number(row.n);
 }
 
+/** SQLite, in a query of ticket_fts: 1 when the row's title alone matches `match`, else 0. */
+const titleTier = (match: string) =>
+  sql`(ticket_fts.rowid in (select rowid from ticket_fts where ticket_fts match ${titleMatch(match)}))`;
+
 export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<SearchOut> {
   const dialect = ctx.db.dialect;
   const parsed = parseOrThrow(params.q);
@@ -254,7 +270,9 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
   const ranked = keys.some((k) => k.name === 'score');
   // SQLite scores the matches only when the order uses the score: bm25 reads each match's sizes
   // and positions, 16 ms of `login -label:ui sort:priority`'s 129 at 1,000,000 tickets.
-  const matchScore = ranked ? sql`, bm25(ticket_fts, 10.0, 4.0, 1.0) as score` : sql``;
+  const matchScore = ranked
+    ? sql`, bm25(ticket_fts, 10.0, 4.0, 1.0) as score, ${titleTier(compiled.rankMatch as string)} as tier`
+    : sql``;
   const top = compiled.topMatch;
   /** The tickets the query can match: driven from the full-text index when the top level has words. */
   const from = (walk = false) => {
@@ -295,7 +313,8 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     // Words only inside OR or a group: relevance from a match on any of them.
     if (ranked && dialect === 'sqlite')
       q = q.leftJoin(
-        sql`(select s.ticket_id as tid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score
+        sql`(select s.ticket_id as tid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score,
+               ${titleTier(compiled.rankMatch as string)} as tier
              from ticket_fts join ticket_search_ids s on s.id = ticket_fts.rowid
              where ticket_fts match ${compiled.rankMatch})`.as('r'),
         'r.tid',
@@ -335,10 +354,16 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
               .selectFrom('ticket_search as s')
               .where(sql<SqlBool>`s.doc @@ to_tsquery('simple', ${top})`)
               .select(n);
-  const firstByRank = textOnly && !cursor && signatureOf(keys) === 'score:desc,updated:desc,id:desc';
-  // The first page by relevance scores the matches once (a materialized CTE) for the total, the
-  // boundary score and the page.
-  if (firstByRank) return firstPageByRank(ctx, keys, top as string, params.limit);
+  const byRank = !cursor && signatureOf(keys) === 'title:desc,score:desc,updated:desc,id:desc';
+  if (byRank && textOnly) return firstPageByRank(ctx, keys, top as string, params.limit);
+  if (byRank && dialect === 'postgres' && onRow)
+    return firstPageByRank(
+      ctx,
+      keys,
+      top as string,
+      params.limit,
+      sql<SqlBool>`${scopeCond} and ${compiled.rest}`,
+    );
   // PostgreSQL, words with other conditions on the search row, first page: one pass over the
   // matches (a materialized CTE of their sort keys) gives the total and the page; a count apart and
   // a page apart read every match's row twice.
@@ -424,31 +449,64 @@ async function countByComplement(
 }
 
 /**
- * Words alone over every project, first page by relevance: the matches are scored once, in a
- * materialized CTE that gives the total, the (limit + 1)-th best score and the page. Only the rows
- * scoring at least that boundary can be on the page (ties at it are kept, then the order cuts), and
- * their update time comes from the search row (migration 086). SQLite's bm25 and PostgreSQL's
- * ts_rank read each match's document; scoring twice (boundary, then page) cost twice.
+ * The first page by relevance (decision 038, "Title first"): of words alone over every project, or
+ * on PostgreSQL of words with other conditions on the search row (`cond`, the row as `t`).
+ *
+ * The tickets whose title holds every word come first, so the page ranks the title's matches alone
+ * (SQLite: FTS5's `title : (…)`; PostgreSQL: migration 092's index of the documents' titles), and
+ * the other matches only when the title holds fewer than a page. Scoring reads each ranked match's
+ * positions (bm25) or document (ts_rank): `timeout` at 1,000,000 tickets has 28,508 matches, 4,035
+ * of them in the title. The exact total is counted apart: in the full-text index alone on SQLite; on
+ * PostgreSQL on a connection of its own, beside the ranking and the page, since it visits every
+ * match's row (PostgreSQL 15 reads the heap for a bitmap count).
  */
-async function firstPageByRank(ctx: Ctx, keys: SortKey[], top: string, limit: number): Promise<SearchOut> {
+async function firstPageByRank(
+  ctx: Ctx,
+  keys: SortKey[],
+  top: string,
+  limit: number,
+  cond: Bool = sql<SqlBool>`1 = 1`,
+): Promise<SearchOut> {
+  const sqlite = ctx.db.dialect === 'sqlite';
   const q = sql`to_tsquery('simple', ${top})`;
-  const rows = await ctx.db.search.arrays(
-    ctx.db.dialect === 'sqlite'
-      ? sql`with m as materialized (select rowid as rid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score
-            from ticket_fts where ticket_fts match ${top})
-          select coalesce(-m.score, 0) as k0, s.updated_at as k1, s.ticket_id as k2, (select count(*) from m) as total
-          from m join ticket_search_ids s on s.id = m.rid
-          where m.score <= coalesce((select score from m order by score limit 1 offset ${limit}), 1e308)
-          order by k0 desc, k1 desc, k2 desc limit ${limit + 1}`.compile(ctx.db.kysely)
-      : sql`with m as materialized (select ticket_id, ts_rank(doc, ${q}) as score, updated_at from ticket_search where doc @@ ${q})
-          select m.score as k0, m.updated_at as k1, m.ticket_id as k2, (select count(*) from m) as total
-          from m
-          where m.score >= coalesce((select score from m order by score desc limit 1 offset ${limit}), -1)
-          order by m.score desc, m.updated_at desc, m.ticket_id desc limit ${limit + 1}`.compile(
-          ctx.db.kysely,
-        ),
+  const row = sql`(select ticket_id as id, doc, ${ROW_COLUMNS} from ticket_search)`;
+  const inTitle = sql<SqlBool>`${titleDoc(sql.ref('t.doc'))} @@ ${q}`;
+  const counted = ctx.db.search.arrays(
+    (sqlite
+      ? sql`select count(*) from ticket_fts where ticket_fts match ${top}`
+      : sql`select count(*) from ${row} t where t.doc @@ ${q} and ${cond}`
+    ).compile(ctx.db.kysely),
   );
-  return pageOf(ctx, keys, rows, limit, rows.length === 0 ? 0 : Number(rows[0][keys.length]));
+  counted.catch(() => undefined); // awaited below; not an unhandled rejection if the ranking fails first
+  /**
+   * The `wanted` best of the title's matches (`title`) or of the others, each scored once; only
+   * those scoring at least the wanted-th best are joined and sorted (ties at it are kept, then the
+   * order cuts).
+   */
+  const best = (title: boolean, wanted: number) =>
+    ctx.db.search.arrays(
+      (sqlite
+        ? // `+rowid`: the subquery's rowids filter the matches; a plain `rowid in` would run the
+          // match once per title row (4 s for `timeout`).
+          sql`with m as materialized (select rowid as rid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score
+              from ticket_fts where ticket_fts match ${top}
+              and +rowid ${sql.raw(title ? 'in' : 'not in')} (select rowid from ticket_fts where ticket_fts match ${titleMatch(top)})),
+            b as materialized (select score from m order by score limit 1 offset ${wanted - 1})
+            select ${title ? 1 : 0} as k0, coalesce(-m.score, 0) as k1, s.updated_at as k2, s.ticket_id as k3
+            from m left join b on 1 = 1 join ticket_search_ids s on s.id = m.rid
+            where b.score is null or m.score <= b.score
+            order by k1 desc, k2 desc, k3 desc limit ${wanted}`
+        : sql`with m as materialized (select t.id, ts_rank(t.doc, ${q}) as score, t.updated_at from ${row} t
+              where ${title ? inTitle : sql`t.doc @@ ${q} and not (${inTitle})`} and ${cond})
+            select ${title ? 1 : 0} as k0, m.score as k1, m.updated_at as k2, m.id as k3 from m
+            where m.score >= coalesce((select score from m order by score desc limit 1 offset ${wanted - 1}), -1)
+            order by k1 desc, k2 desc, k3 desc limit ${wanted}`
+      ).compile(ctx.db.kysely),
+    );
+  const rows = await best(true, limit + 1);
+  if (rows.length <= limit) rows.push(...(await best(false, limit + 1 - rows.length)));
+  const [page, count] = await Promise.all([pageOf(ctx, keys, rows, limit, 0), counted]);
+  return { ...page, total: Number(count[0][0]) };
 }
 
 /** The page from its ordered ids and sort values: the rows of those ids, presented, and the next cursor. */
