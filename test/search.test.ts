@@ -479,22 +479,32 @@ describe('GET /api/search: over every project (the scope left out)', () => {
       description: 'yak gnu yak gnu yak gnu yak gnu',
     });
     const quiet = await makeTicket(admin, p.id, { title: 'Field notes', description: 'a gnu beside a yak' });
-    const expected = [titled, busy, quiet].map((x) => x.key);
-    // Words alone, with a condition (PostgreSQL's tiered first page either way), the last word a prefix.
-    for (const q of ['gnu yak', `gnu yak project:${p.key}`, 'gnu ya', 'gnu yak -type:epic']) {
+    // The same title in another project, updated last: first among equals, and outside `project:`.
+    const p2 = await makeProject(admin, { name: 'Herd two', key: unique('J').slice(0, 8).toUpperCase() });
+    const elsewhere = await makeTicket(admin, p2.id, { title: 'Gnu yak', type: 'Epic' });
+    const inProject = [titled, busy, quiet].map((x) => x.key);
+    const everywhere = [elsewhere.key, ...inProject];
+    // Words alone, and with conditions that leave out one of the title's matches; the last word a prefix.
+    for (const [q, expected] of [
+      ['gnu yak', everywhere],
+      ['gnu ya', everywhere],
+      [`gnu yak project:${p.key}`, inProject],
+      ['gnu yak -type:epic', inProject],
+      [`gnu yak project:${p.key},${p2.key}`, everywhere],
+    ] as const) {
       const first = await search(admin, q);
       expect(
         first.items.map((i) => i.key),
         q,
       ).toEqual(expected);
-      expect(first.total, q).toBe(3);
+      expect(first.total, q).toBe(expected.length);
       // A page inside the title's tier, and pages across the tiers, follow the same order.
-      for (const limit of [1, 2])
-        expect(await walk(admin, q, limit), q).toEqual({ seen: expected, total: 3 });
+      for (const limit of [1, 2, 3])
+        expect(await walk(admin, q, limit), q).toEqual({ seen: expected, total: expected.length });
     }
     // One word: the title's matches first, on both databases.
     const one = await search(admin, `yak project:${p.key}`);
-    expect(one.items.map((i) => i.key)).toEqual(expected);
+    expect(one.items.map((i) => i.key)).toEqual(inProject);
   });
 
   it('words with other conditions: the exact total counted with the first page, and on later pages', async () => {

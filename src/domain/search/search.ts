@@ -496,8 +496,12 @@ async function firstPageByRank(
             from m left join b on 1 = 1 join ticket_search_ids s on s.id = m.rid
             where b.score is null or m.score <= b.score
             order by k1 desc, k2 desc, k3 desc limit ${wanted}`
-        : sql`with m as materialized (select t.id, ts_rank(t.doc, ${q}) as score, t.updated_at from ${row} t
-              where ${title ? inTitle : sql`t.doc @@ ${q} and not (${inTitle})`} and ${cond})
+        : // The title's matches are found from their index alone and then tested against the other
+          // conditions (`offset 0` keeps them out of the scan): ANDed with a bitmap of 200,000 bugs,
+          // `crash type:bug`'s 4,000 title matches took 31 to 37 ms instead of 8 to 19.
+          sql`with m as materialized (select t.id, ts_rank(t.doc, ${q}) as score, t.updated_at
+              from ${title ? sql`(select * from ${row} t where ${inTitle} offset 0)` : row} t
+              where ${title ? sql`1 = 1` : sql`t.doc @@ ${q} and not (${inTitle})`} and ${cond})
             select ${title ? 1 : 0} as k0, m.score as k1, m.updated_at as k2, m.id as k3 from m
             where m.score >= coalesce((select score from m order by score desc limit 1 offset ${wanted - 1}), -1)
             order by k1 desc, k2 desc, k3 desc limit ${wanted}`
