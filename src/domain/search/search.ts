@@ -354,7 +354,11 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
               .selectFrom('ticket_search as s')
               .where(sql<SqlBool>`s.doc @@ to_tsquery('simple', ${top})`)
               .select(n);
-  const byRank = !cursor && signatureOf(keys) === 'title:desc,score:desc,updated:desc,id:desc';
+  // The first page by relevance, ranked by the top level's words (they are all the words here).
+  const byRank =
+    !cursor &&
+    compiled.rankMatch === top &&
+    signatureOf(keys) === 'title:desc,score:desc,updated:desc,id:desc';
   if (byRank && textOnly) return firstPageByRank(ctx, keys, top as string, params.limit);
   if (byRank && dialect === 'postgres' && onRow)
     return firstPageByRank(
@@ -364,9 +368,9 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
       params.limit,
       sql<SqlBool>`${scopeCond} and ${compiled.rest}`,
     );
-  // PostgreSQL, words with other conditions on the search row, first page: one pass over the
-  // matches (a materialized CTE of their sort keys) gives the total and the page; a count apart and
-  // a page apart read every match's row twice.
+  // PostgreSQL, words with other conditions on the search row, first page in another order than
+  // relevance: one pass over the matches (a materialized CTE of their sort keys) gives the total and
+  // the page; a count apart and a page apart read every match's row twice.
   if (dialect === 'postgres' && onRow && !textOnly && !cursor) {
     let inner = from();
     if (keys.some((k) => k.name === 'pkey')) inner = inner.innerJoin('projects as p', 'p.id', 't.project_id');
@@ -458,7 +462,7 @@ async function countByComplement(
  * positions (bm25) or document (ts_rank): `timeout` at 1,000,000 tickets has 28,508 matches, 4,035
  * of them in the title. The exact total is counted apart: in the full-text index alone on SQLite; on
  * PostgreSQL on a connection of its own, beside the ranking and the page, since it visits every
- * match's row (PostgreSQL 15 reads the heap for a bitmap count).
+ * match's row (PostgreSQL 15 reads each match's heap page in a bitmap count).
  */
 async function firstPageByRank(
   ctx: Ctx,
