@@ -479,7 +479,7 @@ describe('the migration to ranks', () => {
       const cols = await columnsOf(owner, p.id);
       for (let i = 0; i < 7; i++) await makeTicket(owner, p.id, { columnId: cols[i % 2].id });
       for (let i = 0; i < BLOCK_MAX + 20; i++) await makeTicket(owner, p.id, { columnId: cols[2].id });
-      // Back to the schema before migration 089, the tickets kept, then migrated again (091 and 092
+      // Back to the schema before migration 089, the tickets kept, then migrated again (091 to 093
       // too, as migrations apply in order).
       const db = t.app.services.db;
       const k = db.kysely as never as import('kysely').Kysely<any>;
@@ -506,6 +506,7 @@ describe('the migration to ranks', () => {
         '090_column_rank_blocks',
         '091_label_columns',
         '092_search_titles',
+        '093_search_facets',
       ];
       await k.deleteFrom('kysely_migration').where('name', 'in', later).execute();
       expect(await migrateToLatest(db)).toEqual(later);

@@ -32,6 +32,7 @@ import * as m089 from './migrations/089_column_ticket_counts.js';
 import * as m090 from './migrations/090_column_rank_blocks.js';
 import * as m091 from './migrations/091_label_columns.js';
 import * as m092 from './migrations/092_search_titles.js';
+import * as m093 from './migrations/093_search_facets.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -69,6 +70,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '090_column_rank_blocks': m090,
   '091_label_columns': m091,
   '092_search_titles': m092,
+  '093_search_facets': m093,
 };
 
 /** Every migration's name, in order. */

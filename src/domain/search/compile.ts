@@ -5,6 +5,14 @@
  * complement.
  */
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import {
+  type FacetKind,
+  type FacetTerms,
+  facetTermsOf,
+  facetToken,
+  facetValueOk,
+  withFacets,
+} from '../../db/search-facets.js';
 import { PRIORITIES, type Priority } from '../../shared/enums.js';
 import { ERR } from '../../shared/errors.js';
 import { doneColumnIds, parseTicketKey } from '../../shared/rules.js';
@@ -32,6 +40,14 @@ export interface CompiledQuery {
   where: Bool;
   /** The full-text match of the top level's plain words (null without), and the condition besides it. */
   topMatch: string | null;
+  /**
+   * SQLite: `topMatch` with the facets of the top level's other conditions (migration 093: project,
+   * type, priority, assignee, reporter, label, each of a few values, or their negation), so that
+   * FTS5 intersects them with the words; `rest` still holds them all. Else `topMatch`.
+   */
+  ftsMatch: string | null;
+  /** SQLite: the facets in `ftsMatch` (null: none). */
+  facetTerms: FacetTerms | null;
   rest: Bool;
   /** True when the top level is its plain words alone (`rest` is then always true). */
   restEmpty: boolean;
@@ -176,6 +192,15 @@ export async function compileQuery(
   let labelsByRow = false;
   // PostgreSQL, compiling for ticket_label_columns (CompiledQuery.labelCount).
   let labelsOnColumns = false;
+  // SQLite: the facet tokens (migration 093) of each term that names facets, for CompiledQuery.ftsMatch.
+  const facets = new Map<QueryNode, string[]>();
+  const facetsOf = (n: QueryNode, kind: FacetKind, values: (string | null)[]) => {
+    if (dialect === 'sqlite' && values.every(facetValueOk))
+      facets.set(
+        n,
+        values.map((v) => facetToken(kind, v)),
+      );
+  };
 
   // The last free word of the whole query is a prefix ("as you type").
   const lastWord = (() => {
@@ -194,20 +219,28 @@ export async function compileQuery(
   const unknown = (what: string, v: string, n: { raw: string; pos: number }) =>
     queryError(`Unknown ${what} '${v}' (in '${n.raw}' at position ${n.pos})`, n.raw, n.pos, path);
 
-  /** `me`, `none` (assignee only) or usernames (any case) as conditions on `column`; never NULL. */
+  /**
+   * `me`, `none` (assignee only) or usernames (any case) as conditions on `column`; never NULL. The
+   * users' ids (null: none) are pushed on `ids`.
+   */
   const usersIn = async (
     values: string[],
     n: { raw: string; pos: number },
     column: string,
     allowNone: boolean,
+    ids: (string | null)[],
   ) => {
     const c = sql.ref(column);
     const conds: Bool[] = [];
     for (const v of values) {
       const low = v.toLowerCase();
-      if (low === 'me') conds.push(nn(c, sql<SqlBool>`${c} = ${scope.userId}`));
-      else if (low === 'none' && allowNone) conds.push(sql<SqlBool>`${c} is null`);
-      else {
+      if (low === 'me') {
+        conds.push(nn(c, sql<SqlBool>`${c} = ${scope.userId}`));
+        ids.push(scope.userId);
+      } else if (low === 'none' && allowNone) {
+        conds.push(sql<SqlBool>`${c} is null`);
+        ids.push(null);
+      } else {
         const u = await db
           .selectFrom('users')
           .select('id')
@@ -215,6 +248,7 @@ export async function compileQuery(
           .executeTakeFirst();
         if (!u) throw unknown('user', v, n);
         conds.push(nn(c, sql<SqlBool>`${c} = ${u.id}`));
+        ids.push(u.id);
       }
     }
     return or(conds);
@@ -279,23 +313,37 @@ export async function compileQuery(
           'id',
         ).execute();
         for (const k of keys) if (!rows.some((r) => r.key === k)) throw unknown('project', k, n);
+        facetsOf(
+          n,
+          'project',
+          rows.map((r) => r.id),
+        );
         return inList(
           col('project_id'),
           rows.map((r) => r.id),
         );
       }
       case 'assignee':
-      case 'reporter':
-        return usersIn(
+      case 'reporter': {
+        const ids: (string | null)[] = [];
+        const cond = await usersIn(
           n.values,
           n,
           n.field === 'assignee' ? 't.assignee_id' : 't.reporter_id',
           n.field === 'assignee',
+          ids,
         );
+        facetsOf(n, n.field, ids);
+        return cond;
+      }
       case 'type':
+        facetsOf(n, 'type', n.values);
         return inList(col('type'), n.values);
-      case 'priority':
-        return inList(col('priority'), prioritiesFor(n.op, n.values));
+      case 'priority': {
+        const values = prioritiesFor(n.op, n.values);
+        facetsOf(n, 'priority', values);
+        return inList(col('priority'), values);
+      }
       case 'status': {
         const lows = n.values.map((v) => v.toLowerCase());
         const rows = await inScope(
@@ -318,6 +366,7 @@ export async function compileQuery(
         for (const v of n.values)
           if (!rows.some((r) => r.name.toLowerCase() === v.toLowerCase())) throw unknown('label', v, n);
         const ids = rows.map((r) => r.id);
+        facetsOf(n, 'label', ids);
         if (labelsOnColumns) return inList(sql.ref('t.label_id'), ids);
         if (labelsByRow)
           return sql<SqlBool>`t.rid in (select row_id from ticket_search_labels where ${inList(sql.ref('label_id'), ids)})`;
@@ -381,6 +430,7 @@ export async function compileQuery(
       case 'is':
         switch (n.value) {
           case 'unassigned':
+            facetsOf(n, 'assignee', [null]);
             return sql<SqlBool>`t.assignee_id is null`;
           case 'watching':
             return sql<SqlBool>`t.id in (select ticket_id from ticket_watchers where user_id = ${scope.userId})`;
@@ -487,6 +537,8 @@ export async function compileQuery(
     labelsOnColumns = false;
   }
   const where = topMatch ? and([textMatch(dialect, topMatch), rest]) : rest;
+  const facetTerms = topMatch && restNode ? facetTermsOf(restNode, facets, scope.projectIds) : null;
+  const ftsMatch = topMatch && withFacets(topMatch, facetTerms);
   // Relevance: the top-level words when they are all the words; else any of the words.
   const rankMatch = rankTerms.length === 0 ? topMatch : matchText(dialect, [...topTerms, ...rankTerms], 'or');
   let before: CompiledQuery['before'] = null;
@@ -505,6 +557,8 @@ export async function compileQuery(
     rest,
     restEmpty: restNode === null,
     topMatch,
+    ftsMatch,
+    facetTerms,
     rankMatch,
     keyTicketId,
     onSearchRow: !readsText,

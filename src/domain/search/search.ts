@@ -3,43 +3,19 @@
  * cursor, and the exact total (docs/search.md, docs/decisions/038-search.md).
  */
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
+import { withFacets } from '../../db/search-facets.js';
 import type { ProjectsTable } from '../../db/types.js';
 import { PRIORITIES } from '../../shared/enums.js';
 import type { SearchOut, SearchParams } from '../../shared/search.js';
 import { type ParsedQuery, parseQuery, QueryError, type SortSpec } from '../../shared/search-query.js';
 import { actorOf, type Ctx } from '../context.js';
-import { invalidField } from '../errors.js';
-import { listSelect, orderInColumn, presentTicketList } from '../presenters/tickets.js';
-
-/** The list's select list, `order` counted per ticket (a search hides other tickets of the column). */
-const LIST_SELECT = listSelect(orderInColumn);
-
+import { firstPageByRank } from './by-rank.js';
 import { type CompiledQuery, compileQuery, queryError, type Scope, titleDoc, titleMatch } from './compile.js';
+import { decodeCursor, pageOf, ROW_COLUMNS, type SortKey, SQLITE_SEARCH_ROW, signatureOf } from './rows.js';
+
+export { SEARCH_ROW_COLUMNS } from './rows.js';
 
 type Bool = RawBuilder<SqlBool>;
-
-/**
- * The ticket columns a search row copies, under the tickets' names: migration 086 made them (its
- * own list stays as it was written, like every migration's).
- */
-export const SEARCH_ROW_COLUMNS = [
-  'project_id',
-  'number',
-  'type',
-  'priority',
-  'column_id',
-  'assignee_id',
-  'reporter_id',
-  'sprint_id',
-  'parent_id',
-  'story_points',
-  'due_date',
-  'created_at',
-  'updated_at',
-] as const;
-const ROW_COLUMNS = sql.raw(SEARCH_ROW_COLUMNS.join(', '));
-/** SQLite: the search row standing for the ticket as `t`, its integer id as `t.rid`. */
-const SQLITE_SEARCH_ROW = sql`(select id as rid, ticket_id as id, ${ROW_COLUMNS} from ticket_search_ids)`;
 
 /** Parses `text`, turning a malformed query into a 400 naming the term (under `path`). */
 export function parseOrThrow(text: string, path = 'q'): ParsedQuery {
@@ -76,13 +52,6 @@ export async function projectQueryFilter(ctx: Ctx, project: ProjectsTable, text:
     'query',
   );
   return compiled.where;
-}
-
-interface SortKey {
-  name: string;
-  expr: RawBuilder<unknown>;
-  dir: 'asc' | 'desc';
-  type: 'text' | 'integer' | 'real';
 }
 
 const PRIORITY_CASE = sql`(case t.priority ${sql.join(
@@ -177,29 +146,6 @@ function sortKeysOf(
   return keys;
 }
 
-const signatureOf = (keys: SortKey[]) => keys.map((k) => `${k.name}:${k.dir}`).join(',');
-
-function encodeCursor(keys: SortKey[], values: unknown[]): string {
-  return Buffer.from(JSON.stringify({ s: signatureOf(keys), v: values })).toString('base64url');
-}
-
-function decodeCursor(keys: SortKey[], cursor: string): unknown[] {
-  const bad = () => invalidField('cursor', 'Invalid cursor: start again without one');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw bad();
-  }
-  const c = parsed as { s?: unknown; v?: unknown };
-  if (!c || c.s !== signatureOf(keys) || !Array.isArray(c.v) || c.v.length !== keys.length) throw bad();
-  keys.forEach((k, i) => {
-    const v = (c.v as unknown[])[i];
-    if (k.type === 'text' ? typeof v !== 'string' : typeof v !== 'number' || !Number.isFinite(v)) throw bad();
-  });
-  return c.v;
-}
-
 /** Rows after the cursor's: (k1 > v1) or (k1 = v1 and k2 > v2) … in each key's direction. */
 function after(keys: SortKey[], values: unknown[]): Bool {
   const val = (i: number) => {
@@ -271,7 +217,7 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
   // SQLite scores the matches only when the order uses the score: bm25 reads each match's sizes
   // and positions, 16 ms of `login -label:ui sort:priority`'s 129 at 1,000,000 tickets.
   const matchScore = ranked
-    ? sql`, bm25(ticket_fts, 10.0, 4.0, 1.0) as score, ${titleTier(compiled.rankMatch as string)} as tier`
+    ? sql`, bm25(ticket_fts, 10.0, 4.0, 1.0, 0.0) as score, ${titleTier(compiled.rankMatch as string)} as tier`
     : sql``;
   const top = compiled.topMatch;
   /** The tickets the query can match: driven from the full-text index when the top level has words. */
@@ -282,7 +228,9 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     if (top && onRow && dialect === 'sqlite')
       return db
         .selectFrom(
-          sql`(select rowid as rid${matchScore} from ticket_fts where ticket_fts match ${top})`.as('r'),
+          sql`(select rowid as rid${matchScore} from ticket_fts where ticket_fts match ${compiled.ftsMatch})`.as(
+            'r',
+          ),
         )
         .innerJoin(SQLITE_SEARCH_ROW.as('t'), (j) => j.onRef('t.rid', '=', 'r.rid'))
         .where(scopeCond)
@@ -296,7 +244,9 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     if (top && dialect === 'sqlite')
       return db
         .selectFrom(
-          sql`(select rowid as rid${matchScore} from ticket_fts where ticket_fts match ${top})`.as('r'),
+          sql`(select rowid as rid${matchScore} from ticket_fts where ticket_fts match ${compiled.ftsMatch})`.as(
+            'r',
+          ),
         )
         .innerJoin('ticket_search_ids as s', 's.id', 'r.rid')
         .innerJoin('tickets as t', 't.id', 's.ticket_id')
@@ -313,7 +263,7 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     // Words only inside OR or a group: relevance from a match on any of them.
     if (ranked && dialect === 'sqlite')
       q = q.leftJoin(
-        sql`(select s.ticket_id as tid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score,
+        sql`(select s.ticket_id as tid, bm25(ticket_fts, 10.0, 4.0, 1.0, 0.0) as score,
                ${titleTier(compiled.rankMatch as string)} as tier
              from ticket_fts join ticket_search_ids s on s.id = ticket_fts.rowid
              where ticket_fts match ${compiled.rankMatch})`.as('r'),
@@ -359,15 +309,43 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     !cursor &&
     compiled.rankMatch === top &&
     signatureOf(keys) === 'title:desc,score:desc,updated:desc,id:desc';
-  if (byRank && textOnly) return firstPageByRank(ctx, keys, top as string, params.limit);
+  if (byRank && textOnly)
+    return firstPageByRank(
+      ctx,
+      keys,
+      { top: top as string, ftsMatch: top as string, titleFtsMatch: titleMatch(top as string), cond: null },
+      params.limit,
+    );
   if (byRank && dialect === 'postgres' && onRow)
     return firstPageByRank(
       ctx,
       keys,
-      top as string,
+      {
+        top: top as string,
+        ftsMatch: '',
+        titleFtsMatch: '',
+        cond: sql<SqlBool>`${scopeCond} and ${compiled.rest}`,
+      },
       params.limit,
-      sql<SqlBool>`${scopeCond} and ${compiled.rest}`,
     );
+  // SQLite, words with facets (migration 093) among their conditions: the facets narrow the
+  // matches inside FTS5, and the first page ranks the title's matches alone. Without facets the
+  // windowed statement below is faster: every match's search row is read either way.
+  const facets = compiled.facetTerms;
+  if (byRank && dialect === 'sqlite' && onRow && facets) {
+    const allFacets = facets.restAll && (everything || facets.scope);
+    return firstPageByRank(
+      ctx,
+      keys,
+      {
+        top: top as string,
+        ftsMatch: compiled.ftsMatch as string,
+        titleFtsMatch: withFacets(titleMatch(top as string), facets),
+        cond: allFacets ? null : sql<SqlBool>`${scopeCond} and ${compiled.restOnRow}`,
+      },
+      params.limit,
+    );
+  }
   // PostgreSQL, words with other conditions on the search row, first page in another order than
   // relevance: one pass over the matches (a materialized CTE of their sort keys) gives the total and
   // the page; a count apart and a page apart read every match's row twice.
@@ -450,121 +428,4 @@ async function countByComplement(
     ])
     .executeTakeFirstOrThrow();
   return Number(row.all) - Number(row.above);
-}
-
-/**
- * The first page by relevance (decision 038, "Title first"): of words alone over every project, or
- * on PostgreSQL of words with other conditions on the search row (`cond`, the row as `t`).
- *
- * The tickets whose title holds every word come first, so the page ranks the title's matches alone
- * (SQLite: FTS5's `title : (…)`; PostgreSQL: migration 092's index of the documents' titles), and
- * the other matches only when the title holds fewer than a page. Scoring reads each ranked match's
- * positions (bm25) or document (ts_rank): `timeout` at 1,000,000 tickets has 28,508 matches, 4,035
- * of them in the title. The exact total is counted apart: in the full-text index alone on SQLite; on
- * PostgreSQL on a connection of its own, beside the ranking and the page, since it visits every
- * match's row (PostgreSQL 15 reads each match's heap page in a bitmap count).
- */
-async function firstPageByRank(
-  ctx: Ctx,
-  keys: SortKey[],
-  top: string,
-  limit: number,
-  cond: Bool = sql<SqlBool>`1 = 1`,
-): Promise<SearchOut> {
-  const sqlite = ctx.db.dialect === 'sqlite';
-  const q = sql`to_tsquery('simple', ${top})`;
-  const row = sql`(select ticket_id as id, doc, ${ROW_COLUMNS} from ticket_search)`;
-  const inTitle = sql<SqlBool>`${titleDoc(sql.ref('t.doc'))} @@ ${q}`;
-  const counted = ctx.db.search.arrays(
-    (sqlite
-      ? sql`select count(*) from ticket_fts where ticket_fts match ${top}`
-      : sql`select count(*) from ${row} t where t.doc @@ ${q} and ${cond}`
-    ).compile(ctx.db.kysely),
-  );
-  counted.catch(() => undefined); // awaited below; not an unhandled rejection if the ranking fails first
-  /**
-   * The `wanted` best of the title's matches (`title`) or of the others, each scored once; only
-   * those scoring at least the wanted-th best are joined and sorted (ties at it are kept, then the
-   * order cuts).
-   */
-  const best = (title: boolean, wanted: number) =>
-    ctx.db.search.arrays(
-      (sqlite
-        ? // `+rowid`: the subquery's rowids filter the matches; a plain `rowid in` would run the
-          // match once per title row (4 s for `timeout`).
-          sql`with m as materialized (select rowid as rid, bm25(ticket_fts, 10.0, 4.0, 1.0) as score
-              from ticket_fts where ticket_fts match ${top}
-              and +rowid ${sql.raw(title ? 'in' : 'not in')} (select rowid from ticket_fts where ticket_fts match ${titleMatch(top)})),
-            b as materialized (select score from m order by score limit 1 offset ${wanted - 1})
-            select ${title ? 1 : 0} as k0, coalesce(-m.score, 0) as k1, s.updated_at as k2, s.ticket_id as k3
-            from m left join b on 1 = 1 join ticket_search_ids s on s.id = m.rid
-            where b.score is null or m.score <= b.score
-            order by k1 desc, k2 desc, k3 desc limit ${wanted}`
-        : // The title's matches are found from their index alone and then tested against the other
-          // conditions (`offset 0` keeps them out of the scan): ANDed with a bitmap of 200,000 bugs,
-          // `crash type:bug`'s 4,000 title matches took 31 to 37 ms instead of 8 to 19.
-          sql`with m as materialized (select t.id, ts_rank(t.doc, ${q}) as score, t.updated_at
-              from ${title ? sql`(select * from ${row} t where ${inTitle} offset 0)` : row} t
-              where ${title ? sql`1 = 1` : sql`t.doc @@ ${q} and not (${inTitle})`} and ${cond})
-            select ${title ? 1 : 0} as k0, m.score as k1, m.updated_at as k2, m.id as k3 from m
-            where m.score >= coalesce((select score from m order by score desc limit 1 offset ${wanted - 1}), -1)
-            order by k1 desc, k2 desc, k3 desc limit ${wanted}`
-      ).compile(ctx.db.kysely),
-    );
-  const rows = await best(true, limit + 1);
-  if (rows.length <= limit) rows.push(...(await best(false, limit + 1 - rows.length)));
-  const [page, count] = await Promise.all([pageOf(ctx, keys, rows, limit, 0), counted]);
-  return { ...page, total: Number(count[0][0]) };
-}
-
-/** The page from its ordered ids and sort values: the rows of those ids, presented, and the next cursor. */
-async function pageOf(
-  ctx: Ctx,
-  keys: SortKey[],
-  ordered: unknown[][],
-  limit: number,
-  total: number,
-): Promise<SearchOut> {
-  const db = ctx.db.search.kysely as unknown as Kysely<any>;
-  const more = ordered.length > limit;
-  const pageOrder = more ? ordered.slice(0, limit) : ordered;
-  const ids = pageOrder.map((r) => r[keys.length - 1] as string);
-  const fetched =
-    ids.length === 0
-      ? []
-      : await ctx.db.search.arrays(
-          db
-            .selectFrom('tickets as t')
-            .innerJoin('projects as p', 'p.id', 't.project_id')
-            .leftJoin('users as a', 'a.id', 't.assignee_id')
-            .where('t.id', 'in', ids)
-            .select([...LIST_SELECT, 'p.key as project_key'])
-            .compile(),
-        );
-  const byId = new Map(fetched.map((r) => [r[0] as string, r]));
-  // A ticket deleted between the two reads is left out of the page (the cursor still moves past it).
-  const pageRows = ids.flatMap((id) => {
-    const row = byId.get(id);
-    return row ? [row] : [];
-  });
-  const base = LIST_SELECT.length;
-  const items = await presentTicketList(
-    ctx.db.kysely,
-    '',
-    pageRows,
-    pageRows.map((r) => r[0] as string),
-  );
-  const out = items.map((item, i) => {
-    const projectKey = pageRows[i][base] as string;
-    return Object.assign(item, { key: `${projectKey}-${item.number}`, projectKey });
-  });
-  const last = pageOrder[pageOrder.length - 1];
-  const nextCursor =
-    more && last
-      ? encodeCursor(
-          keys,
-          keys.map((k, i) => (k.type === 'text' ? String(last[i]) : Number(last[i]))),
-        )
-      : null;
-  return { items: out, total, nextCursor };
 }
