@@ -99,7 +99,12 @@ async function facetsOutOfStep(): Promise<unknown[]> {
     const stored = (r.facets ?? '').split(' ').filter(Boolean).sort();
     if (JSON.stringify(stored) !== JSON.stringify(expected)) bad.push({ id: r.id, stored, expected });
   }
-  return bad;
+  // And no full-text row outlives its ticket.
+  const orphans =
+    await sql`select rowid from ticket_fts where rowid not in (select id from ticket_search_ids)`.execute(
+      db(),
+    );
+  return [...bad, ...orphans.rows];
 }
 
 describe('words with facet conditions (migration 093)', () => {

@@ -220,6 +220,14 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     ? sql`, bm25(ticket_fts, 10.0, 4.0, 1.0, 0.0) as score, ${titleTier(compiled.rankMatch as string)} as tier`
     : sql``;
   const top = compiled.topMatch;
+  // SQLite: the words' match with their facets (migration 093); scored, over the words alone, the
+  // facets filtering by rowid, since bm25 counts every document of each phrase of its match
+  // (decision 038, "Facets in the full-text index").
+  const matches =
+    ranked && compiled.ftsMatch !== top
+      ? sql`ticket_fts where ticket_fts match ${top}
+          and +rowid in (select rowid from ticket_fts where ticket_fts match ${compiled.ftsMatch})`
+      : sql`ticket_fts where ticket_fts match ${compiled.ftsMatch}`;
   /** The tickets the query can match: driven from the full-text index when the top level has words. */
   const from = (walk = false) => {
     // The matches joined to their search rows alone (one lookup by integer key on SQLite, no second
@@ -227,11 +235,7 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     // from the tickets afterwards (pageOf).
     if (top && onRow && dialect === 'sqlite')
       return db
-        .selectFrom(
-          sql`(select rowid as rid${matchScore} from ticket_fts where ticket_fts match ${compiled.ftsMatch})`.as(
-            'r',
-          ),
-        )
+        .selectFrom(sql`(select rowid as rid${matchScore} from ${matches})`.as('r'))
         .innerJoin(SQLITE_SEARCH_ROW.as('t'), (j) => j.onRef('t.rid', '=', 'r.rid'))
         .where(scopeCond)
         .where(compiled.restOnRow);
@@ -243,11 +247,7 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
         .where(compiled.rest);
     if (top && dialect === 'sqlite')
       return db
-        .selectFrom(
-          sql`(select rowid as rid${matchScore} from ticket_fts where ticket_fts match ${compiled.ftsMatch})`.as(
-            'r',
-          ),
-        )
+        .selectFrom(sql`(select rowid as rid${matchScore} from ${matches})`.as('r'))
         .innerJoin('ticket_search_ids as s', 's.id', 'r.rid')
         .innerJoin('tickets as t', 't.id', 's.ticket_id')
         .where(scopeCond)
