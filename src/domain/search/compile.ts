@@ -537,7 +537,8 @@ export async function compileQuery(
     labelsOnColumns = false;
   }
   const where = topMatch ? and([textMatch(dialect, topMatch), rest]) : rest;
-  const facetTerms = topMatch && restNode ? facetTermsOf(restNode, facets, scope.projectIds) : null;
+  const facetTerms =
+    dialect === 'sqlite' && topMatch && restNode ? facetTermsOf(restNode, facets, scope.projectIds) : null;
   const ftsMatch = topMatch && withFacets(topMatch, facetTerms);
   // Relevance: the top-level words when they are all the words; else any of the words.
   const rankMatch = rankTerms.length === 0 ? topMatch : matchText(dialect, [...topTerms, ...rankTerms], 'or');
