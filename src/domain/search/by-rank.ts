@@ -1,3 +1,7 @@
+/**
+ * The first page of a search in relevance order (docs/decisions/038-search.md, "Title first" and
+ * "Facets in the full-text index"): the title's matches ranked first, the exact total apart.
+ */
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { SearchOut } from '../../shared/search.js';
 import type { Ctx } from '../context.js';
