@@ -16,6 +16,7 @@ import { parseOrThrow } from '../src/domain/search/search.js';
 import { createTestApp, dialect, dropTestData, type TestApp, testConfig } from './helpers/app.js';
 import { addMember, makeProject, makeTicket, newKey } from './helpers/board.js';
 import { type Client, signUp, unique } from './helpers/factories.js';
+import { search, walk } from './helpers/search.js';
 
 let t: TestApp;
 let admin: Client;
@@ -31,31 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-
-async function search(c: Client, q: string, extra = '') {
-  const res = await c.get(`/api/search?q=${enc(q)}${extra}`);
-  expect(res.statusCode, `${q}: ${res.body}`).toBe(200);
-  return res.json() as { items: { key: string }[]; total: number; nextCursor: string | null };
-}
-
-/** Every page of `q` at `limit`, and the total each page gave. */
-async function walk(c: Client, q: string, limit: number) {
-  const seen: string[] = [];
-  let cursor: string | null = null;
-  let total = -1;
-  do {
-    const page: Awaited<ReturnType<typeof search>> = await search(
-      c,
-      q,
-      `&limit=${limit}${cursor ? `&cursor=${enc(cursor)}` : ''}`,
-    );
-    if (total >= 0) expect(page.total, q).toBe(total);
-    total = page.total;
-    seen.push(...page.items.map((i) => i.key));
-    cursor = page.nextCursor;
-  } while (cursor);
-  return { seen, total };
-}
 
 /** The keys `words filters` finds (sorted), after checking them against the same words inside an OR. */
 async function both(c: Client, words: string, filters: string): Promise<string[]> {

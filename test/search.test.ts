@@ -13,6 +13,7 @@ import {
   type ProjectOut,
 } from './helpers/board.js';
 import { type Client, signUp, unique } from './helpers/factories.js';
+import { search, walk } from './helpers/search.js';
 
 let t: TestApp;
 let owner: Client;
@@ -29,15 +30,6 @@ let memberName: string;
 const db = () => t.app.services.db.kysely;
 const enc = encodeURIComponent;
 
-async function search(c: Client, q: string, extra = '') {
-  const res = await c.get(`/api/search?q=${enc(q)}${extra}`);
-  expect(res.statusCode, `${q}: ${res.body}`).toBe(200);
-  return res.json() as {
-    items: { key: string; projectKey: string; title: string }[];
-    total: number;
-    nextCursor: string | null;
-  };
-}
 /** The keys a query finds for the owner (who sees WEB and API), sorted. */
 async function keys(q: string, c: Client = owner) {
   const r = await search(c, `${q}`, '&limit=100');
@@ -426,24 +418,6 @@ describe('GET /api/projects/:projectId/tickets?query=', () => {
 
 describe('GET /api/search: over every project (the scope left out)', () => {
   /** Every page of `q` for `c`, `limit` at a time, following the cursors. */
-  async function walk(c: Client, q: string, limit: number) {
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    let total = -1;
-    do {
-      const page: Awaited<ReturnType<typeof search>> = await search(
-        c,
-        q,
-        `&limit=${limit}${cursor ? `&cursor=${enc(cursor)}` : ''}`,
-      );
-      if (total >= 0) expect(page.total).toBe(total);
-      total = page.total;
-      seen.push(...page.items.map((i) => i.key));
-      cursor = page.nextCursor;
-    } while (cursor);
-    return { seen, total };
-  }
-
   it('words alone: exact total from the index, first page by relevance with ties across its end', async () => {
     const p = await makeProject(admin, { name: 'Zoo', key: unique('Z').slice(0, 8).toUpperCase() });
     const best = await makeTicket(admin, p.id, { title: 'Quokka quokka quokka' });

@@ -125,9 +125,10 @@ export async function firstPageByRank(
   };
   // SQLite runs one statement at a time: the count comes first, and a few matches are scored in one
   // pass (the words' match is read once, not once per tier).
-  if (sqlite && Number((await counted)[0][0]) <= rankTuning.fewPages * (limit + 1)) {
+  const total = sqlite ? Number((await counted)[0][0]) : -1;
+  if (sqlite && total <= rankTuning.fewPages * (limit + 1)) {
     const rows = await best('all', limit + 1);
-    return { ...(await pageOf(ctx, keys, rows, limit, 0)), total: Number((await counted)[0][0]) };
+    return { ...(await pageOf(ctx, keys, rows, limit, 0)), total };
   }
   const rows = await best('title', limit + 1);
   if (rows.length <= limit) rows.push(...(await best('rest', limit + 1 - rows.length)));
