@@ -21,6 +21,7 @@ import { listTicketsOf } from '../src/domain/ticket-reads.js';
 import { createTestApp, dialect, dropTestData, type TestApp, testConfig } from './helpers/app.js';
 import { columnsOf, expectDerivedKept, makeProject, makeTicket } from './helpers/board.js';
 import { type Client, signUp } from './helpers/factories.js';
+import { undoPostgresFacets } from './helpers/search.js';
 
 let t: TestApp;
 let owner: Client;
@@ -479,7 +480,7 @@ describe('the migration to ranks', () => {
       const cols = await columnsOf(owner, p.id);
       for (let i = 0; i < 7; i++) await makeTicket(owner, p.id, { columnId: cols[i % 2].id });
       for (let i = 0; i < BLOCK_MAX + 20; i++) await makeTicket(owner, p.id, { columnId: cols[2].id });
-      // Back to the schema before migration 089, the tickets kept, then migrated again (091 to 093
+      // Back to the schema before migration 089, the tickets kept, then migrated again (091 to 094
       // too, as migrations apply in order).
       const db = t.app.services.db;
       const k = db.kysely as never as import('kysely').Kysely<any>;
@@ -501,12 +502,14 @@ describe('the migration to ranks', () => {
         k,
       );
       await sql`drop index ticket_search_title_idx`.execute(k);
+      await undoPostgresFacets(k);
       const later = [
         '089_column_ticket_counts',
         '090_column_rank_blocks',
         '091_label_columns',
         '092_search_titles',
         '093_search_facets',
+        '094_search_facets_postgres',
       ];
       await k.deleteFrom('kysely_migration').where('name', 'in', later).execute();
       expect(await migrateToLatest(db)).toEqual(later);

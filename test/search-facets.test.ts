@@ -1,15 +1,16 @@
 /**
- * Words with facet conditions (migration 093, docs/decisions/038-search.md "Facets in the full-text
- * index"): on SQLite the full-text index carries each ticket's project, type, priority, assignee,
- * reporter and labels, and words with such conditions are intersected in FTS5. Every answer here is
- * checked against the same words inside an OR (not the top level's, so no facets, each ticket's row
- * tested), on both databases; on SQLite the stored facets are also checked against the tickets.
+ * Words with facet conditions (migrations 093 and 094, docs/decisions/038-search.md "Facets in the
+ * full-text index"): the full-text index carries each ticket's project, type, priority, assignee,
+ * reporter and labels (SQLite: FTS5's `facets` column; PostgreSQL: lexemes of the document), and
+ * words with such conditions are intersected inside it. Every answer here is checked against the same
+ * words inside an OR (not the top level's, so no facets, each ticket's row tested), on both
+ * databases, and the stored facets against the tickets.
  */
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { facetToken } from '../src/db/search-facets.js';
+import { FACET_MARK, facetQuery, facetToken } from '../src/db/search-facets.js';
 import { rankTuning } from '../src/domain/search/by-rank.js';
 import { compileQuery } from '../src/domain/search/compile.js';
 import { parseOrThrow } from '../src/domain/search/search.js';
@@ -45,9 +46,15 @@ async function both(c: Client, words: string, filters: string): Promise<string[]
   return keys;
 }
 
-/** SQLite: tickets whose stored facets differ from their project, type, priority, people and labels. */
+/** Tickets whose stored facets differ from their project, type, priority, people and labels. */
 async function facetsOutOfStep(): Promise<unknown[]> {
-  if (dialect !== 'sqlite') return [];
+  // SQLite: the FTS5 row's `facets` column; PostgreSQL: the document's lexemes that start with the
+  // mark, each without positions (a positioned one would count in the title's index and in ts_rank).
+  const stored =
+    dialect === 'sqlite'
+      ? sql`(select f.facets from ticket_search_ids s join ticket_fts f on f.rowid = s.id where s.ticket_id = t.id)`
+      : sql`(select string_agg(u.lexeme || case when u.positions is null then '' else '@' end, ' ')
+          from ticket_search s, unnest(s.doc) u where s.ticket_id = t.id and u.lexeme like ${`${FACET_MARK}%`})`;
   const rows = await sql<{
     id: string;
     project_id: string;
@@ -58,10 +65,9 @@ async function facetsOutOfStep(): Promise<unknown[]> {
     labels: string | null;
     facets: string | null;
   }>`select t.id, t.project_id, t.type, t.priority, t.assignee_id, t.reporter_id,
-      (select group_concat(label_id, ' ') from ticket_labels where ticket_id = t.id) as labels, f.facets
-    from tickets t left join ticket_search_ids s on s.ticket_id = t.id left join ticket_fts f on f.rowid = s.id`.execute(
-    db(),
-  );
+      (select ${sql.raw(dialect === 'sqlite' ? "group_concat(label_id, ' ')" : "string_agg(label_id, ' ')")}
+        from ticket_labels where ticket_id = t.id) as labels, ${stored} as facets
+    from tickets t`.execute(db());
   const bad: unknown[] = [];
   for (const r of rows.rows) {
     const expected = [
@@ -72,10 +78,11 @@ async function facetsOutOfStep(): Promise<unknown[]> {
       facetToken('reporter', r.reporter_id),
       ...(r.labels ? r.labels.split(' ').map((l) => facetToken('label', l)) : []),
     ].sort();
-    const stored = (r.facets ?? '').split(' ').filter(Boolean).sort();
-    if (JSON.stringify(stored) !== JSON.stringify(expected)) bad.push({ id: r.id, stored, expected });
+    const facets = (r.facets ?? '').split(' ').filter(Boolean).sort();
+    if (JSON.stringify(facets) !== JSON.stringify(expected)) bad.push({ id: r.id, stored: facets, expected });
   }
-  // And no full-text row outlives its ticket.
+  if (dialect !== 'sqlite') return bad;
+  // And no full-text row outlives its ticket (PostgreSQL's search row goes by its foreign key).
   const orphans =
     await sql`select rowid from ticket_fts where rowid not in (select id from ticket_search_ids)`.execute(
       db(),
@@ -209,121 +216,133 @@ describe('words with facet conditions (migration 093)', () => {
     expect(orders[0]).toEqual(orders[1]);
   });
 
-  it.runIf(dialect === 'sqlite')(
-    'pushes only terms of a few values into FTS5, and the scope when small',
-    async () => {
-      const kdb = t.app.services.db.kysely;
-      const scope = { projectIds: null, userId: admin.userId };
-      const c = (text: string, s: { projectIds: string[] | null; userId: string } = scope) =>
-        compileQuery(kdb, 'sqlite', parseOrThrow(text), s);
-      const bug = await c('crash type:bug');
-      expect(bug.facetTerms).toEqual({
-        pos: [`facets : ("${facetToken('type', 'Bug')}")`],
-        neg: [],
-        restAll: true,
-        scope: false,
+  it('pushes only terms of a few values into the full-text index, and the scope when small', async () => {
+    const kdb = t.app.services.db.kysely;
+    const scope = { projectIds: null, userId: admin.userId };
+    const c = (text: string, s: { projectIds: string[] | null; userId: string } = scope) =>
+      compileQuery(kdb, dialect, parseOrThrow(text), s);
+    const bug = await c('crash type:bug');
+    const bugToken = facetToken('type', 'Bug');
+    expect(bug.facetTerms).toEqual({ pos: [[bugToken]], neg: [], restAll: true, scope: false });
+    if (dialect === 'sqlite') {
+      expect(bug.ftsMatch).toBe(`("crash"*) AND (facets : ("${bugToken}"))`);
+      expect(bug.facetQuery).toBeNull();
+    } else {
+      expect(bug.ftsMatch).toBe(bug.topMatch);
+      expect(bug.facetQuery).toBe(`('${bugToken}')`);
+    }
+    const mixed = await c('crash -assignee:me due<+7d');
+    expect(mixed.facetTerms?.neg).toEqual([[facetToken('assignee', admin.userId)]]);
+    expect(mixed.facetTerms?.restAll).toBe(false);
+    expect(facetQuery(mixed.facetTerms)).toBe(`!('${facetToken('assignee', admin.userId)}')`);
+    expect(facetQuery((await c('crash type:bug,story -priority:low')).facetTerms)).toBe(
+      `('${bugToken}' | '${facetToken('type', 'Story')}') & !('${facetToken('priority', 'Low')}')`,
+    );
+    // No words, or no facet: nothing pushed.
+    expect((await c('type:bug')).facetTerms).toBeNull();
+    expect((await c('crash is:open')).facetTerms).toBeNull();
+    // Nine labels of one name are left to the search row; eight go in.
+    const names = unique('crest');
+    const projects = [];
+    for (let i = 0; i < 9; i++) {
+      const p = await makeProject(admin, {
+        name: `Crest ${i}`,
+        key: newKey('C'),
       });
-      expect(bug.ftsMatch).toBe(`("crash"*) AND (facets : ("${facetToken('type', 'Bug')}"))`);
-      const mixed = await c('crash -assignee:me due<+7d');
-      expect(mixed.facetTerms?.neg).toEqual([`facets : ("${facetToken('assignee', admin.userId)}")`]);
-      expect(mixed.facetTerms?.restAll).toBe(false);
-      // No words, or no facet: nothing pushed.
-      expect((await c('type:bug')).facetTerms).toBeNull();
-      expect((await c('crash is:open')).facetTerms).toBeNull();
-      // Nine labels of one name are left to the search row; eight go in.
-      const names = unique('crest');
-      const projects = [];
-      for (let i = 0; i < 9; i++) {
-        const p = await makeProject(admin, {
-          name: `Crest ${i}`,
-          key: newKey('C'),
-        });
-        await admin.post(`/api/projects/${p.id}/labels`, { name: names, color: '#0EA5E9' });
-        projects.push(p.id);
-      }
-      expect((await c(`crash label:${names}`)).facetTerms).toBeNull();
-      const eight = await c(`crash label:${names}`, {
-        projectIds: projects.slice(0, 8),
-        userId: admin.userId,
-      });
-      expect(eight.facetTerms?.pos.length).toBe(2); // the labels and the scope's projects
-      expect(eight.facetTerms?.scope).toBe(true);
-    },
-  );
+      await admin.post(`/api/projects/${p.id}/labels`, { name: names, color: '#0EA5E9' });
+      projects.push(p.id);
+    }
+    expect((await c(`crash label:${names}`)).facetTerms).toBeNull();
+    const eight = await c(`crash label:${names}`, {
+      projectIds: projects.slice(0, 8),
+      userId: admin.userId,
+    });
+    expect(eight.facetTerms?.pos.length).toBe(2); // the labels and the scope's projects
+    expect(eight.facetTerms?.scope).toBe(true);
+  });
 
-  it.runIf(dialect === 'sqlite')(
-    'the migration indexes the facets of the tickets a database has',
-    async () => {
-      const config = await testConfig();
-      const d = await connect({ dataDir: config.dataDir });
-      try {
-        await migrateToLatest(d, '092_search_titles');
-        const k = d.kysely as unknown as Kysely<any>;
-        const now = new Date().toISOString();
-        const user = '01a00000-0000-7000-8000-000000000001';
-        const project = '01a00000-0000-7000-8000-000000000002';
-        const column = '01a00000-0000-7000-8000-000000000003';
-        const label = '01a00000-0000-7000-8000-000000000004';
-        await sql
-          .raw(`insert into users (id, username, password_hash, is_system_admin, is_active, must_change_password,
+  it('the migration indexes the facets of the tickets a database has', async () => {
+    const config = await testConfig();
+    const d = await connect({
+      databaseUrl: config.databaseUrl,
+      pgSchema: config.pgSchema,
+      dataDir: config.dataDir,
+    });
+    try {
+      await migrateToLatest(d, '092_search_titles');
+      const k = d.kysely as unknown as Kysely<any>;
+      const now = new Date().toISOString();
+      const user = '01a00000-0000-7000-8000-000000000001';
+      const project = '01a00000-0000-7000-8000-000000000002';
+      const column = '01a00000-0000-7000-8000-000000000003';
+      const label = '01a00000-0000-7000-8000-000000000004';
+      await sql
+        .raw(`insert into users (id, username, password_hash, is_system_admin, is_active, must_change_password,
           created_at, updated_at) values ('${user}', 'mig', 'x', 1, 1, 0, '${now}', '${now}')`)
-          .execute(k);
-        await sql
-          .raw(`insert into projects (id, name, key, color, ticket_counter, sprint_counter, created_at, updated_at)
+        .execute(k);
+      await sql
+        .raw(`insert into projects (id, name, key, color, ticket_counter, sprint_counter, created_at, updated_at)
           values ('${project}', 'M', 'MIG', '#000', 2, 0, '${now}', '${now}')`)
-          .execute(k);
-        await sql
-          .raw(`insert into columns (id, project_id, name, rank, created_at)
+        .execute(k);
+      await sql
+        .raw(`insert into columns (id, project_id, name, rank, created_at)
           values ('${column}', '${project}', 'To do', 'a', '${now}')`)
-          .execute(k);
-        await sql
-          .raw(`insert into labels (id, project_id, name, color, created_at)
+        .execute(k);
+      await sql
+        .raw(`insert into labels (id, project_id, name, color, created_at)
           values ('${label}', '${project}', 'tern', '#000', '${now}')`)
-          .execute(k);
-        for (const [n, type] of [
-          [1, 'Bug'],
-          [2, 'Task'],
-        ] as const)
-          await sql
-            .raw(`insert into tickets (id, project_id, number, title, description, type, priority, column_id, rank,
+        .execute(k);
+      for (const [n, type] of [
+        [1, 'Bug'],
+        [2, 'Task'],
+      ] as const)
+        await sql
+          .raw(`insert into tickets (id, project_id, number, title, description, type, priority, column_id, rank,
             reporter_id, created_at, updated_at)
           values ('01a00000-0000-7000-8000-00000000001${n}', '${project}', ${n}, 'Migrating petrel ${n}', 'over the sea',
             '${type}', 'Medium', '${column}', 'a${n}', '${user}', '${now}', '${now}')`)
-            .execute(k);
-        await sql
-          .raw(`insert into ticket_labels (ticket_id, label_id)
-          values ('01a00000-0000-7000-8000-000000000011', '${label}')`)
           .execute(k);
-        await sql
-          .raw(`insert into comments (id, ticket_id, author_id, content, created_at, updated_at)
+      await sql
+        .raw(`insert into ticket_labels (ticket_id, label_id)
+          values ('01a00000-0000-7000-8000-000000000011', '${label}')`)
+        .execute(k);
+      await sql
+        .raw(`insert into comments (id, ticket_id, author_id, content, created_at, updated_at)
           values ('01a00000-0000-7000-8000-000000000021', '01a00000-0000-7000-8000-000000000012', '${user}',
             'storm warning', '${now}', '${now}')`)
-          .execute(k);
-        expect(await migrateToLatest(d)).toContain('093_search_facets');
-        const match = async (m: string) =>
+        .execute(k);
+      expect(await migrateToLatest(d)).toContain(
+        dialect === 'sqlite' ? '093_search_facets' : '094_search_facets_postgres',
+      );
+      /** The documents holding `word` and (when given) the facet token. */
+      const match = async (word: string, token?: string) =>
+        Number(
           (
-            await sql<{
-              n: number;
-            }>`select count(*) as n from ticket_fts where ticket_fts match ${m}`.execute(k)
-          ).rows[0].n;
-        // The text came over (the title, the description, a comment), and each ticket has its facets.
-        expect(await match('petrel')).toBe(2);
-        expect(await match('sea')).toBe(2);
-        expect(await match('storm')).toBe(1);
-        expect(await match(`petrel AND facets : "${facetToken('type', 'Bug')}"`)).toBe(1);
-        expect(await match(`petrel AND facets : "${facetToken('label', label)}"`)).toBe(1);
-        expect(await match(`petrel AND facets : "${facetToken('assignee', null)}"`)).toBe(2);
-        expect(await match(`facets : "${facetToken('reporter', user)}"`)).toBe(2);
-        // And its triggers keep them: a label put on the second ticket.
-        await sql
-          .raw(`insert into ticket_labels (ticket_id, label_id)
+            await (dialect === 'sqlite'
+              ? sql<{ n: number }>`select count(*) as n from ticket_fts
+                    where ticket_fts match ${token ? `${word} AND facets : "${token}"` : word}`
+              : sql<{ n: number }>`select count(*) as n from ticket_search where doc @@
+                    (to_tsquery('simple', ${word}) && cast(${token ? `'${token}'` : word} as tsquery))`
+            ).execute(k)
+          ).rows[0].n,
+        );
+      // The text came over (the title, the description, a comment), and each ticket has its facets.
+      expect(await match('petrel')).toBe(2);
+      expect(await match('sea')).toBe(2);
+      expect(await match('storm')).toBe(1);
+      expect(await match('petrel', facetToken('type', 'Bug'))).toBe(1);
+      expect(await match('petrel', facetToken('label', label))).toBe(1);
+      expect(await match('petrel', facetToken('assignee', null))).toBe(2);
+      expect(await match('sea', facetToken('reporter', user))).toBe(2);
+      // And its triggers keep them: a label put on the second ticket.
+      await sql
+        .raw(`insert into ticket_labels (ticket_id, label_id)
           values ('01a00000-0000-7000-8000-000000000012', '${label}')`)
-          .execute(k);
-        expect(await match(`petrel AND facets : "${facetToken('label', label)}"`)).toBe(2);
-      } finally {
-        await d.close();
-        await dropTestData(config);
-      }
-    },
-  );
+        .execute(k);
+      expect(await match('petrel', facetToken('label', label))).toBe(2);
+    } finally {
+      await d.close();
+      await dropTestData(config);
+    }
+  });
 });

@@ -33,6 +33,7 @@ import * as m090 from './migrations/090_column_rank_blocks.js';
 import * as m091 from './migrations/091_label_columns.js';
 import * as m092 from './migrations/092_search_titles.js';
 import * as m093 from './migrations/093_search_facets.js';
+import * as m094 from './migrations/094_search_facets_postgres.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -71,6 +72,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '091_label_columns': m091,
   '092_search_titles': m092,
   '093_search_facets': m093,
+  '094_search_facets_postgres': m094,
 };
 
 /** Every migration's name, in order. */

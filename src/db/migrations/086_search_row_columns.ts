@@ -14,7 +14,7 @@ import { type Kysely, sql } from 'kysely';
  * delete removes the row. Derived data: not in backups (backup/format.ts isDerivedTable); a
  * restore's inserts fill it.
  */
-const SEARCH_ROW_COLUMNS = [
+export const SEARCH_ROW_COLUMNS = [
   'project_id',
   'number',
   'type',

@@ -6,7 +6,7 @@ import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { SearchOut } from '../../shared/search.js';
 import type { Ctx } from '../context.js';
 import { titleDoc, titleMatch } from './compile.js';
-import { pageOf, ROW_COLUMNS, type SortKey, SQLITE_SEARCH_ROW } from './rows.js';
+import { pageOf, pgMatches, ROW_COLUMNS, type SortKey, SQLITE_SEARCH_ROW } from './rows.js';
 
 type Bool = RawBuilder<SqlBool>;
 
@@ -18,6 +18,8 @@ export interface RankedQuery {
   ftsMatch: string;
   /** SQLite: `ftsMatch`'s facets, title side (the words in the title, and the facets). */
   titleFtsMatch: string;
+  /** PostgreSQL: the facets of the other conditions as tsquery input (migration 094), or null. */
+  facetQuery: string | null;
   /**
    * The other conditions on the search row (the row as `t`; SQLite: its integer id as `t.rid`), or
    * null when there are none, or (SQLite) when the facets are all of them.
@@ -60,7 +62,7 @@ export async function firstPageByRank(
         ? sql`select count(*) from (select rowid as rid from ticket_fts where ticket_fts match ${query.ftsMatch}) r
             join ${SQLITE_SEARCH_ROW} t on t.rid = r.rid where ${cond}`
         : sql`select count(*) from ticket_fts where ticket_fts match ${query.ftsMatch}`
-      : sql`select count(*) from ${row} t where t.doc @@ ${q} and ${cond}`
+      : sql`select count(*) from ${pgMatches(top, query.facetQuery)} t where ${cond}`
     ).compile(ctx.db.kysely),
   );
   counted.catch(() => undefined); // awaited below; not an unhandled rejection if the ranking fails first
@@ -115,8 +117,8 @@ export async function firstPageByRank(
           // conditions (`offset 0` keeps them out of the scan): ANDed with a bitmap of 200,000 bugs,
           // `crash type:bug`'s 4,000 title matches took 31 to 37 ms instead of 8 to 19.
           sql`with m as materialized (select t.id, ts_rank(t.doc, ${q}) as score, t.updated_at
-              from ${title ? sql`(select * from ${row} t where ${inTitle} offset 0)` : row} t
-              where ${title ? sql`1 = 1` : sql`t.doc @@ ${q} and not (${inTitle})`} and ${cond})
+              from ${title ? sql`(select * from ${row} t where ${inTitle} offset 0)` : pgMatches(top, query.facetQuery)} t
+              where ${title ? sql`1 = 1` : sql`not (${inTitle})`} and ${cond})
             select ${title ? 1 : 0} as k0, m.score as k1, m.updated_at as k2, m.id as k3 from m
             where m.score >= coalesce((select score from m order by score desc limit 1 offset ${wanted - 1}), -1)
             order by k1 desc, k2 desc, k3 desc limit ${wanted}`

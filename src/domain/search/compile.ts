@@ -8,6 +8,7 @@ import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import {
   type FacetKind,
   type FacetTerms,
+  facetQuery,
   facetTermsOf,
   facetToken,
   facetValueOk,
@@ -46,8 +47,10 @@ export interface CompiledQuery {
    * FTS5 intersects them with the words; `rest` still holds them all. Else `topMatch`.
    */
   ftsMatch: string | null;
-  /** SQLite: the facets in `ftsMatch` (null: none). */
+  /** The facets of the top level's other conditions and of the scope (null: none). */
   facetTerms: FacetTerms | null;
+  /** PostgreSQL: `facetTerms` as tsquery input, to AND with `topMatch` (migration 094). */
+  facetQuery: string | null;
   rest: Bool;
   /** True when the top level is its plain words alone (`rest` is then always true). */
   restEmpty: boolean;
@@ -192,10 +195,10 @@ export async function compileQuery(
   let labelsByRow = false;
   // PostgreSQL, compiling for ticket_label_columns (CompiledQuery.labelCount).
   let labelsOnColumns = false;
-  // SQLite: the facet tokens (migration 093) of each term that names facets, for CompiledQuery.ftsMatch.
+  // The facet tokens (migrations 093 and 094) of each term that names facets, for CompiledQuery.facetTerms.
   const facets = new Map<QueryNode, string[]>();
   const facetsOf = (n: QueryNode, kind: FacetKind, values: (string | null)[]) => {
-    if (dialect === 'sqlite' && values.every(facetValueOk))
+    if (values.every(facetValueOk))
       facets.set(
         n,
         values.map((v) => facetToken(kind, v)),
@@ -537,9 +540,8 @@ export async function compileQuery(
     labelsOnColumns = false;
   }
   const where = topMatch ? and([textMatch(dialect, topMatch), rest]) : rest;
-  const facetTerms =
-    dialect === 'sqlite' && topMatch && restNode ? facetTermsOf(restNode, facets, scope.projectIds) : null;
-  const ftsMatch = topMatch && withFacets(topMatch, facetTerms);
+  const facetTerms = topMatch && restNode ? facetTermsOf(restNode, facets, scope.projectIds) : null;
+  const ftsMatch = topMatch && (dialect === 'sqlite' ? withFacets(topMatch, facetTerms) : topMatch);
   // Relevance: the top-level words when they are all the words; else any of the words.
   const rankMatch = rankTerms.length === 0 ? topMatch : matchText(dialect, [...topTerms, ...rankTerms], 'or');
   let before: CompiledQuery['before'] = null;
@@ -560,6 +562,7 @@ export async function compileQuery(
     topMatch,
     ftsMatch,
     facetTerms,
+    facetQuery: dialect === 'postgres' ? facetQuery(facetTerms) : null,
     rankMatch,
     keyTicketId,
     onSearchRow: !readsText,

@@ -3,7 +3,7 @@
  * cursor, and the exact total (docs/search.md, docs/decisions/038-search.md).
  */
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
-import { withFacets } from '../../db/search-facets.js';
+import { withFacets, wordsWithFacets } from '../../db/search-facets.js';
 import type { ProjectsTable } from '../../db/types.js';
 import { PRIORITIES } from '../../shared/enums.js';
 import type { SearchOut, SearchParams } from '../../shared/search.js';
@@ -11,7 +11,7 @@ import { type ParsedQuery, parseQuery, QueryError, type SortSpec } from '../../s
 import { actorOf, type Ctx } from '../context.js';
 import { firstPageByRank } from './by-rank.js';
 import { type CompiledQuery, compileQuery, queryError, type Scope, titleDoc, titleMatch } from './compile.js';
-import { decodeCursor, pageOf, ROW_COLUMNS, type SortKey, SQLITE_SEARCH_ROW, signatureOf } from './rows.js';
+import { decodeCursor, pageOf, pgMatches, type SortKey, SQLITE_SEARCH_ROW, signatureOf } from './rows.js';
 
 export { SEARCH_ROW_COLUMNS } from './rows.js';
 
@@ -239,12 +239,10 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
         .innerJoin(SQLITE_SEARCH_ROW.as('t'), (j) => j.onRef('t.rid', '=', 'r.rid'))
         .where(scopeCond)
         .where(compiled.restOnRow);
+    // PostgreSQL: the words with the facets of the other conditions (migration 094), so that the
+    // full-text index leaves out the matches that fail them; the search row still tests them all.
     if (top && onRow)
-      return db
-        .selectFrom(sql`(select ticket_id as id, doc, ${ROW_COLUMNS} from ticket_search)`.as('t'))
-        .where(sql<SqlBool>`t.doc @@ to_tsquery('simple', ${top})`)
-        .where(scopeCond)
-        .where(compiled.rest);
+      return db.selectFrom(pgMatches(top, compiled.facetQuery).as('t')).where(scopeCond).where(compiled.rest);
     if (top && dialect === 'sqlite')
       return db
         .selectFrom(sql`(select rowid as rid${matchScore} from ${matches})`.as('r'))
@@ -256,7 +254,7 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
       return db
         .selectFrom('tickets as t')
         .innerJoin('ticket_search as s', 's.ticket_id', 't.id')
-        .where(sql<SqlBool>`s.doc @@ to_tsquery('simple', ${top})`)
+        .where(sql<SqlBool>`s.doc @@ ${wordsWithFacets(top, compiled.facetQuery)}`)
         .where(scopeCond)
         .where(compiled.rest);
     let q = db.selectFrom('tickets as t');
@@ -313,7 +311,13 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
     return firstPageByRank(
       ctx,
       keys,
-      { top: top as string, ftsMatch: top as string, titleFtsMatch: titleMatch(top as string), cond: null },
+      {
+        top: top as string,
+        ftsMatch: top as string,
+        titleFtsMatch: titleMatch(top as string),
+        facetQuery: null,
+        cond: null,
+      },
       params.limit,
     );
   if (byRank && dialect === 'postgres' && onRow)
@@ -324,6 +328,7 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
         top: top as string,
         ftsMatch: '',
         titleFtsMatch: '',
+        facetQuery: compiled.facetQuery,
         cond: sql<SqlBool>`${scopeCond} and ${compiled.rest}`,
       },
       params.limit,
@@ -341,6 +346,7 @@ export async function searchTickets(ctx: Ctx, params: SearchParams): Promise<Sea
         top: top as string,
         ftsMatch: compiled.ftsMatch as string,
         titleFtsMatch: withFacets(titleMatch(top as string), facets),
+        facetQuery: null,
         cond: allFacets ? null : sql<SqlBool>`${scopeCond} and ${compiled.restOnRow}`,
       },
       params.limit,
