@@ -6,11 +6,15 @@
  * words inside an OR (not the top level's, so no facets, each ticket's row tested), on both
  * databases, and the stored facets against the tickets.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { FACET_MARK, facetQuery, facetToken } from '../src/db/search-facets.js';
+import { backupStream } from '../src/domain/backup/export.js';
+import { restoreBackup } from '../src/domain/backup/restore.js';
 import { rankTuning } from '../src/domain/search/by-rank.js';
 import { compileQuery } from '../src/domain/search/compile.js';
 import { parseOrThrow } from '../src/domain/search/search.js';
@@ -259,6 +263,26 @@ describe('words with facet conditions (migration 093)', () => {
     });
     expect(eight.facetTerms?.pos.length).toBe(2); // the labels and the scope's projects
     expect(eight.facetTerms?.scope).toBe(true);
+  });
+
+  it('a restore writes every facet again (derived data, not in a backup)', async () => {
+    const p = await makeProject(admin, { name: 'Restored facets', key: newKey('R') });
+    const label = (
+      await admin.post(`/api/projects/${p.id}/labels`, { name: 'heron', color: '#0EA5E9' })
+    ).json();
+    await makeTicket(admin, p.id, { title: 'Grey heron', type: 'Bug', labelIds: [label.id] });
+    const labelled = await db()
+      .selectFrom('ticket_labels')
+      .select(sql<number>`count(*)`.as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(labelled.n)).toBeGreaterThan(0);
+    expect(await facetsOutOfStep()).toEqual([]);
+    let text = '';
+    for await (const piece of backupStream(t.app.services)) text += piece;
+    const file = path.join(t.config.dataDir, 'facets.json');
+    fs.writeFileSync(file, text);
+    await restoreBackup(t.app.services, file);
+    expect(await facetsOutOfStep()).toEqual([]);
   });
 
   it('the migration indexes the facets of the tickets a database has', async () => {
