@@ -1,11 +1,9 @@
 /** Scoped API keys (issue 19): named read or write keys with an expiry, over HTTP and MCP. */
 import type net from 'node:net';
 import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { createTestApp, dropTestData, type TestApp, testConfig } from './helpers/app.js';
+import { createTestApp, databaseAt, type TestApp } from './helpers/app.js';
 import { addMember, makeProject, makeTicket } from './helpers/board.js';
 import { type Client, clientFor, signUp } from './helpers/factories.js';
 import { call, connectHttp } from './helpers/mcp.js';
@@ -184,18 +182,9 @@ describe('scoped API keys', () => {
 
 describe('migration 011', () => {
   it('turns the one key per user of earlier versions into a write key named MCP', async () => {
-    const config = await testConfig();
-    const db = await connect({
-      databaseUrl: config.databaseUrl,
-      pgSchema: config.pgSchema,
-      dataDir: config.dataDir,
-    });
+    // The schema just before migration 011.
+    const { db, kysely: k, drop } = await databaseAt('010_session_details');
     try {
-      if (config.pgSchema)
-        await sql.raw(`create schema if not exists "${config.pgSchema}"`).execute(db.kysely);
-      // The schema just before migration 011.
-      await migrateToLatest(db, '010_session_details');
-      const k = db.kysely as unknown as Kysely<any>;
       const now = new Date().toISOString();
       await k
         .insertInto('users')
@@ -237,8 +226,7 @@ describe('migration 011', () => {
         .values({ id: 'k2', user_id: 'u1', name: 'two', scope: 'read', key_hash: 'h2', created_at: now })
         .execute();
     } finally {
-      await db.close();
-      await dropTestData(config);
+      await drop();
     }
   });
 });

@@ -9,7 +9,6 @@ import fc from 'fast-check';
 import { generateNKeysBetween } from 'fractional-indexing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { BLOCK_MAX, BLOCK_TARGET } from '../src/db/migrations/090_column_rank_blocks.js';
 import { isValidRank, rankForIndex } from '../src/db/ranks.js';
@@ -18,7 +17,7 @@ import { restoreBackup } from '../src/domain/backup/restore.js';
 import { REBALANCE_LENGTH, rebalance } from '../src/domain/board-ranks.js';
 import { newId } from '../src/domain/ids.js';
 import { listTicketsOf } from '../src/domain/ticket-reads.js';
-import { createTestApp, dialect, dropTestData, type TestApp, testConfig } from './helpers/app.js';
+import { createTestApp, databaseAt, dialect, type TestApp } from './helpers/app.js';
 import { columnsOf, expectDerivedKept, makeProject, makeTicket } from './helpers/board.js';
 import { type Client, signUp } from './helpers/factories.js';
 import { undoPostgresFacets } from './helpers/search.js';
@@ -384,15 +383,8 @@ describe('bulk writes in bulk', () => {
 
 describe('the migration to ranks', () => {
   it('turns positions into ranks in the same order, columns included', async () => {
-    const config = await testConfig();
-    const d = await connect({
-      databaseUrl: config.databaseUrl,
-      pgSchema: config.pgSchema,
-      dataDir: config.dataDir,
-    });
+    const { db: d, kysely: k, drop } = await databaseAt('002_sprint_started_at');
     try {
-      await migrateToLatest(d, '002_sprint_started_at');
-      const k = d.kysely as never as import('kysely').Kysely<any>;
       const now = new Date().toISOString();
       const user = newId();
       await k
@@ -468,8 +460,7 @@ describe('the migration to ranks', () => {
       const colRanks = await d.kysely.selectFrom('columns').select(['name']).orderBy('rank').execute();
       expect(colRanks.map((c) => c.name)).toEqual(['A', 'B']);
     } finally {
-      await d.close();
-      await dropTestData(config);
+      await drop();
     }
   });
 

@@ -10,7 +10,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { FACET_MARK, facetQuery, facetToken } from '../src/db/search-facets.js';
 import { backupStream } from '../src/domain/backup/export.js';
@@ -18,7 +17,7 @@ import { restoreBackup } from '../src/domain/backup/restore.js';
 import { rankTuning } from '../src/domain/search/by-rank.js';
 import { compileQuery } from '../src/domain/search/compile.js';
 import { parseOrThrow } from '../src/domain/search/search.js';
-import { createTestApp, dialect, dropTestData, type TestApp, testConfig } from './helpers/app.js';
+import { createTestApp, databaseAt, dialect, type TestApp } from './helpers/app.js';
 import { addMember, makeProject, makeTicket, newKey } from './helpers/board.js';
 import { type Client, signUp, unique } from './helpers/factories.js';
 import { search, walk } from './helpers/search.js';
@@ -286,15 +285,8 @@ describe('words with facet conditions (migration 093)', () => {
   });
 
   it('the migration indexes the facets of the tickets a database has', async () => {
-    const config = await testConfig();
-    const d = await connect({
-      databaseUrl: config.databaseUrl,
-      pgSchema: config.pgSchema,
-      dataDir: config.dataDir,
-    });
+    const { db: d, kysely: k, drop } = await databaseAt('092_search_titles');
     try {
-      await migrateToLatest(d, '092_search_titles');
-      const k = d.kysely as unknown as Kysely<any>;
       const now = new Date().toISOString();
       const user = '01a00000-0000-7000-8000-000000000001';
       const project = '01a00000-0000-7000-8000-000000000002';
@@ -365,8 +357,7 @@ describe('words with facet conditions (migration 093)', () => {
         .execute(k);
       expect(await match('petrel', facetToken('label', label))).toBe(2);
     } finally {
-      await d.close();
-      await dropTestData(config);
+      await drop();
     }
   });
 });

@@ -3,9 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
+import { connect, type Db } from '../../src/db/connect.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
 import { buildApp } from '../../src/server/app.js';
 import { type S3Server, s3ServerAt } from './s3-server.js';
 
@@ -88,4 +91,28 @@ export async function dropTestData(config: Config) {
       await client.end();
     }
   }
+}
+
+/**
+ * A database of its own (a temporary SQLite file, or a new PostgreSQL schema) migrated up to
+ * `upTo`, for a test of a later migration on data written before it; `drop` closes and removes it.
+ */
+export async function databaseAt(upTo: NonNullable<Parameters<typeof migrateToLatest>[1]>) {
+  const config = await testConfig();
+  const db: Db = await connect({
+    databaseUrl: config.databaseUrl,
+    pgSchema: config.pgSchema,
+    dataDir: config.dataDir,
+  });
+  const drop = async () => {
+    await db.close();
+    await dropTestData(config);
+  };
+  try {
+    await migrateToLatest(db, upTo);
+  } catch (err) {
+    await drop();
+    throw err;
+  }
+  return { db, kysely: db.kysely as unknown as Kysely<any>, drop };
 }
