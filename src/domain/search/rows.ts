@@ -9,6 +9,7 @@ import type { SearchOut } from '../../shared/search.js';
 import type { Ctx } from '../context.js';
 import { invalidField } from '../errors.js';
 import { listSelect, orderInColumn, presentTicketList } from '../presenters/tickets.js';
+import { titleDoc } from './compile.js';
 
 /** The list's select list, `order` counted per ticket (a search hides other tickets of the column). */
 const LIST_SELECT = listSelect(orderInColumn);
@@ -120,15 +121,29 @@ export async function pageOf(
 }
 
 /**
- * PostgreSQL: the search rows whose document matches the words `top` and the facets (tsquery input,
- * migration 094; null: none), each row standing for its ticket (`id`, `doc` and the copied columns).
- * With facets, the GIN index answers them, and `offset 0` keeps the match apart from the other
- * conditions: the planner ANDed its bitmap with a filter's btree bitmap (`crash type:bug`: the
- * type index's 200,000 bugs, 30 ms) to read the same rows.
+ * PostgreSQL: the search rows meeting `where` (of the row's own columns: `doc`), each standing for
+ * its ticket (`id`, `doc` and the copied columns). `fenced` (`offset 0`) keeps that condition apart
+ * from those tested on the result, so that the planner scans the index of `where` alone.
  */
-export function pgMatches(top: string, facets: string | null) {
-  const q = wordsWithFacets(top, facets);
-  return sql`(select ticket_id as id, doc, ${ROW_COLUMNS} from ticket_search where doc @@ ${q}${
-    facets ? sql` offset 0` : sql``
+function pgSearchRows(where: RawBuilder<unknown>, fenced: boolean) {
+  return sql`(select ticket_id as id, doc, ${ROW_COLUMNS} from ticket_search where ${where}${
+    fenced ? sql` offset 0` : sql``
   })`;
 }
+
+/**
+ * PostgreSQL: the search rows whose document matches the words `top` and the facets (tsquery input,
+ * migration 094; null: none). With facets, the GIN index answers them, and the match is fenced from
+ * the other conditions: the planner ANDed its bitmap with a filter's btree bitmap (`crash type:bug`:
+ * the type index's 200,000 bugs, 30 ms) to read the same rows.
+ */
+export const pgMatches = (top: string, facets: string | null) =>
+  pgSearchRows(sql`doc @@ ${wordsWithFacets(top, facets)}`, facets !== null);
+
+/**
+ * PostgreSQL: the search rows whose title holds every word of `top` (migration 092's index), fenced:
+ * ANDed with a bitmap of 200,000 bugs, `crash type:bug`'s 4,000 title matches took 31 to 37 ms
+ * instead of 8 to 19.
+ */
+export const pgTitleMatches = (top: string) =>
+  pgSearchRows(sql`${titleDoc(sql.ref('doc'))} @@ to_tsquery('simple', ${top})`, true);
