@@ -17,9 +17,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const base = process.env.DOCKET_QUICK_BASE ?? 'main';
 const git = (...args) =>
-  execFileSync('git', args, { cwd: root, encoding: 'utf8' })
-    .split('\n')
-    .filter(Boolean);
+  execFileSync('git', args, { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
 
 const changed = new Set([
   ...git('diff', '--name-only', `${base}...HEAD`),

@@ -95,8 +95,12 @@ function exists(n: Named, repo: { files: Set<string>; dirs: Set<string> }): bool
   if (has(path.normalize(target)) || has(fromDoc)) return true;
   if (n.how === 'link' || TOP.test(target)) return false;
   // A module of an installed package (`stream-json/core/parser.js`, through its exports).
-  const pkg = target.split('/').slice(0, target.startsWith('@') ? 2 : 1).join('/');
-  if (target.includes('/') && fs.existsSync(path.join(root, 'node_modules', pkg, 'package.json'))) return true;
+  const pkg = target
+    .split('/')
+    .slice(0, target.startsWith('@') ? 2 : 1)
+    .join('/');
+  if (target.includes('/') && fs.existsSync(path.join(root, 'node_modules', pkg, 'package.json')))
+    return true;
   // A shorter path: the end of some file's or folder's path.
   const tail = `/${target}`;
   for (const f of repo.files) if (f.endsWith(tail) || f === target) return true;
@@ -113,8 +117,12 @@ describe('documents name files that exist', () => {
     expect(all.filter((n) => n.how === 'link').length).toBeGreaterThan(50);
     expect(all.filter((n) => n.how === 'code').length).toBeGreaterThan(200);
     // A name that is not there is found missing (the check can fail).
-    expect(exists({ doc: 'README.md', line: 1, target: 'src/domain/no-such-file.ts', how: 'code' }, repo)).toBe(false);
-    expect(exists({ doc: 'README.md', line: 1, target: 'domain/no-such-file.ts', how: 'code' }, repo)).toBe(false);
+    expect(
+      exists({ doc: 'README.md', line: 1, target: 'src/domain/no-such-file.ts', how: 'code' }, repo),
+    ).toBe(false);
+    expect(exists({ doc: 'README.md', line: 1, target: 'domain/no-such-file.ts', how: 'code' }, repo)).toBe(
+      false,
+    );
   });
 
   it('every linked file and every path in backticks exists', () => {

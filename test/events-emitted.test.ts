@@ -31,7 +31,10 @@ afterAll(async () => {
 });
 
 /** Sends a request and insists on its status, so that a refused step names itself. */
-async function ok<T = any>(res: Promise<{ statusCode: number; body: string; json(): any }>, status = 200): Promise<T> {
+async function ok<T = any>(
+  res: Promise<{ statusCode: number; body: string; json(): any }>,
+  status = 200,
+): Promise<T> {
   const r = await res;
   expect(r.statusCode, r.body).toBe(status);
   return r.body ? r.json() : (undefined as T);
@@ -78,10 +81,17 @@ describe('events: every type of the list is emitted by the app', () => {
     const comment = await ok(owner.post(`${T}/comments`, { content: 'On my way' }), 201);
     await ok(owner.patch(`${T}/comments/${comment.id}`, { content: `On my way, @${mate.username}` }));
     await ok(owner.del(`${T}/comments/${comment.id}`));
-    const link = await ok(owner.post(`${T}/links`, { targetTicketId: other.id, linkType: 'relates_to' }), 201);
+    const link = await ok(
+      owner.post(`${T}/links`, { targetTicketId: other.id, linkType: 'relates_to' }),
+      201,
+    );
     await ok(owner.del(`${T}/links/${link.id}`));
     const file = await ok(
-      upload(owner, `${T}/attachments`, { filename: 'map.png', contentType: 'image/png', data: await makePng() }),
+      upload(owner, `${T}/attachments`, {
+        filename: 'map.png',
+        contentType: 'image/png',
+        data: await makePng(),
+      }),
       201,
     );
     await ok(owner.del(`${T}/attachments/${file.id}`));
@@ -123,7 +133,9 @@ describe('events: every type of the list is emitted by the app', () => {
 
     // The administrator's wipes, the projects first, then everything.
     await ok(owner.post('/api/admin/database/wipe-projects', { confirmPassword: PASSWORD }));
-    await ok(owner.post('/api/admin/database/wipe', { confirmPassword: PASSWORD, confirmation: 'wipe all data' }));
+    await ok(
+      owner.post('/api/admin/database/wipe', { confirmPassword: PASSWORD, confirmation: 'wipe all data' }),
+    );
     // Events are delivered in id order: once the last is here, every earlier one is.
     await delivered('database.wiped');
 

@@ -292,7 +292,6 @@ describe('a server killed with SIGKILL', () => {
     req.on('error', () => {});
     req.end(body.payload);
     // Wait until the import writes (SQLite: its journal grows; PostgreSQL: an insert is running), then kill.
-    const deadline = Date.now() + 60_000;
     const walSize = () =>
       fs.statSync(path.join(dataDir, 'docket.db-wal'), { throwIfNoEntry: false })?.size ?? 0;
     const startWal = walSize();
@@ -300,7 +299,6 @@ describe('a server killed with SIGKILL', () => {
     await pgc?.connect();
     for (;;) {
       expect(answered, 'the import finished before it could be interrupted').toBe(false);
-      expect(Date.now()).toBeLessThan(deadline);
       if (dialect === 'sqlite' && walSize() > startWal + 512 * 1024) break;
       if (pgc) {
         const { rows } = await pgc.query(

@@ -288,17 +288,13 @@ describe('finding 5: resources one client can hold', () => {
       socket.on('data', (d) => {
         answer += d.toString();
       });
-      const started = Date.now();
+      const closed = new Promise((r) => socket.once('close', () => r(true)));
       socket.write(
         'POST /api/auth/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user',
       );
-      const closed = await Promise.race([
-        new Promise((r) => socket.once('close', () => r(true))),
-        new Promise((r) => setTimeout(() => r(false), 8000)),
-      ]);
+      // The server ends it (the test's own timeout bounds the wait), answering 408 first.
+      expect(await closed).toBe(true);
       socket.destroy();
-      expect(closed).toBe(true);
-      expect(Date.now() - started).toBeLessThan(8000);
       expect(answer).toMatch(/^HTTP\/1\.1 408/);
     } finally {
       await s.close();

@@ -328,7 +328,8 @@ describe(`webhooks: delivery to a real receiver (${dialect})`, () => {
       );
       const [s] = (await deliveries(owner, slow.p.id, slow.hook.id)).items;
       expect(s.error).toMatch(/Timed out after 1000 ms/);
-      expect(s.durationMs).toBeLessThan(2500);
+      // Given up on: the receiver's late answer is not what the attempt recorded.
+      expect(s.responseStatus).toBeNull();
       await owner.patch(`${hooksOf(slow.p.id)}/${slow.hook.id}`, { active: false });
     } finally {
       rx.answer = () => ({ status: 200 });

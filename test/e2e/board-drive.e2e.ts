@@ -5,6 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EDGE_ACCELERATION, EDGE_BAND_PX } from '../../src/web/pages/board-drive.js';
 import {
   ApiClient,
   dragKey,
@@ -48,6 +49,34 @@ const columnAt = (page: Page, x: number, y: number) =>
     [x, y],
   );
 
+/** Records every auto-scroll step dnd-kit takes on the board (its `scrollBy(x, y)` calls). */
+const recordScrollSteps = (page: Page) =>
+  page.getByTestId('board').evaluate((b) => {
+    const steps: number[] = [];
+    (window as unknown as { __scrollSteps: number[] }).__scrollSteps = steps;
+    const scrollBy = b.scrollBy.bind(b) as (x: number, y: number) => void;
+    b.scrollBy = ((x: number | ScrollToOptions, y?: number) => {
+      steps.push(typeof x === 'number' ? x : (x.left ?? 0));
+      if (typeof x === 'number') scrollBy(x, y ?? 0);
+      else b.scrollTo({ left: b.scrollLeft + (x.left ?? 0), top: b.scrollTop + (x.top ?? 0) });
+    }) as typeof b.scrollBy;
+  });
+const scrollSteps = (page: Page) =>
+  page.evaluate(() => [...(window as unknown as { __scrollSteps: number[] }).__scrollSteps]);
+/** Whether no scroll step was taken during the next `n` animation frames. */
+const quietFrames = (page: Page, n: number) =>
+  page.evaluate(
+    (frames) =>
+      new Promise<boolean>((resolve) => {
+        const steps = (window as unknown as { __scrollSteps: number[] }).__scrollSteps;
+        const before = steps.length;
+        let left = frames;
+        const tick = () => (--left > 0 ? requestAnimationFrame(tick) : resolve(steps.length === before));
+        requestAnimationFrame(tick);
+      }),
+    n,
+  );
+
 async function pickUp(page: Page, s: Seeded, n: number) {
   const card = page.locator(`[data-key="${s.project.key}-${n}"]`);
   const box = (await card.boundingBox())!;
@@ -89,27 +118,33 @@ describe('drag to a far column', () => {
     await expect.poll(async () => (await ticket(s, 1)).columnId).toBe(target.id);
   });
 
-  it('scrolls near the edge at a speed a person can follow, and drops where the pointer then is', async () => {
+  it('scrolls near the edge in small steps that grow toward it, stops outside the band, and drops where the pointer then is', async () => {
     const s = await seed(7, 2);
     const page = await openBoard(s);
     const board = (await page.getByTestId('board').boundingBox())!;
     const maxScroll = await page.getByTestId('board').evaluate((b) => b.scrollWidth - b.clientWidth);
     expect(maxScroll).toBeGreaterThan(1000);
+    await recordScrollSteps(page);
     await pickUp(page, s, 2);
-    // Inside the edge band, close to its inner border: a slow crawl.
+    // Inside the edge band, 50 px from the edge: a slow crawl. Each step of the auto-scroll is the
+    // band's speed at that depth (EDGE_ACCELERATION px at the very edge), however fast the machine
+    // runs its frames; a band as wide as a share of the board (dnd-kit's default, 20 %) or the
+    // default acceleration would take far longer steps here.
     const x = board.x + board.width - 50;
     const y = board.y + 30;
     await page.mouse.move(x, y, { steps: 20 });
-    await page.waitForTimeout(600);
-    const crawled = await scrollLeft(page);
-    // It moves, but by less than one column in 0.6 s (a 20 %-wide band at full speed went ~1,000 px).
-    expect(crawled).toBeGreaterThan(0);
-    expect(crawled).toBeLessThan(284);
-    // Out of the band, the board stops.
+    await expect
+      .poll(() => scrollSteps(page).then((st) => st.length), { timeout: 10_000 })
+      .toBeGreaterThan(4);
+    const depth = (EDGE_BAND_PX - 50) / EDGE_BAND_PX;
+    const crawl = await scrollSteps(page);
+    expect(crawl.every((dx) => dx > 0 && dx <= EDGE_ACCELERATION * depth + 0.5)).toBe(true);
+    expect(await scrollLeft(page)).toBeGreaterThan(0);
+    // Out of the band, the board stops: soon no step is taken for a run of frames, and none after.
     await page.mouse.move(x - 250, y, { steps: 5 });
-    await page.waitForTimeout(200);
+    await expect.poll(() => quietFrames(page, 10), { timeout: 10_000 }).toBe(true);
     const stopped = await scrollLeft(page);
-    await page.waitForTimeout(300);
+    expect(await quietFrames(page, 10)).toBe(true);
     expect(await scrollLeft(page)).toBe(stopped);
     const under = await columnAt(page, x - 250, y);
     expect(under).not.toBeNull();

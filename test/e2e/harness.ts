@@ -13,7 +13,13 @@ import { expect } from 'vitest';
 import { startProcess } from '../helpers/server.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const SCREENSHOTS = path.join(root, 'docs', 'screenshots');
+/**
+ * Where screenshots go: a temporary folder (overwritten by each run), unless DOCKET_SCREENSHOTS_DIR names another
+ * (`npm run screenshots` points it at docs/screenshots to refresh the pictures the README shows).
+ */
+export const SCREENSHOTS = process.env.DOCKET_SCREENSHOTS_DIR
+  ? path.resolve(root, process.env.DOCKET_SCREENSHOTS_DIR)
+  : path.join(os.tmpdir(), 'docket-screenshots');
 export const PASSWORD = 'Correct-Horse-42';
 
 function newestMtime(p: string): number {
@@ -223,7 +229,7 @@ export async function adoptSession(ctx: BrowserContext, baseUrl: string, client:
 }
 
 /**
- * Saves a screenshot to docs/screenshots after checking what a person would notice: the page
+ * Saves a screenshot to SCREENSHOTS after checking what a person would notice: the page
  * logged no error and threw nothing, shows text, and does not scroll sideways as a whole (wide
  * content scrolls in its own container).
  */
@@ -236,8 +242,13 @@ export async function screenshot(page: Page, name: string) {
   }));
   expect(layout.text, `visible text on ${name}`).toBeGreaterThan(0);
   expect(layout.overflow, `sideways overflow on ${name}`).toBeLessThanOrEqual(0);
+  await page.screenshot({ path: screenshotFile(name) });
+}
+
+/** The file a screenshot named `name` is saved to (its folder made when missing). */
+export function screenshotFile(name: string): string {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+  return path.join(SCREENSHOTS, `${name}.png`);
 }
 
 /**

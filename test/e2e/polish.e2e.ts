@@ -15,6 +15,7 @@ import {
   openPage,
   type Server,
   screenshot,
+  screenshotFile,
   settled,
   startSuite,
   stopSuite,
@@ -35,7 +36,7 @@ const PHONE = { width: 390, height: 844 };
 const THEMES = ['light', 'dark'] as const;
 
 /** A screenshot where the harness's console check does not apply (an offline page logs failed requests). */
-const shot = (page: Page, name: string) => page.screenshot({ path: `docs/screenshots/${name}.png` });
+const shot = (page: Page, name: string) => page.screenshot({ path: screenshotFile(name) });
 
 const ticketUrl = (ref: string) => `${base}/projects/${project.key}/${ref}`;
 const apiTicket = (ref: string) => owner.req('GET', `/api/projects/${project.id}/tickets/${ref}`);

@@ -69,12 +69,15 @@ function specifiers(sf: ts.SourceFile, opaque: Graph['opaque'], file: string): F
       // `import type …`, or `import { type A, type B }` with nothing else: erased by the compiler.
       const typeOnly =
         Boolean(c?.isTypeOnly) ||
-        Boolean(c && !c.name && named && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly));
+        Boolean(
+          c && !c.name && named && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly),
+        );
       out.push({ spec: n.moduleSpecifier, kind: typeOnly ? 'type' : 'static' });
     } else if (ts.isExportDeclaration(n) && n.moduleSpecifier && ts.isStringLiteralLike(n.moduleSpecifier)) {
       const named = n.exportClause && ts.isNamedExports(n.exportClause) ? n.exportClause : undefined;
       const typeOnly =
-        n.isTypeOnly || Boolean(named && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly));
+        n.isTypeOnly ||
+        Boolean(named && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly));
       out.push({ spec: n.moduleSpecifier, kind: typeOnly ? 'type' : 'static' });
     } else if (ts.isImportEqualsDeclaration(n) && ts.isExternalModuleReference(n.moduleReference)) {
       const e = n.moduleReference.expression;
@@ -88,7 +91,8 @@ function specifiers(sf: ts.SourceFile, opaque: Graph['opaque'], file: string): F
       const isRequire = ts.isIdentifier(n.expression) && n.expression.text === 'require';
       if (isImport || isRequire) {
         const arg = n.arguments[0];
-        if (arg && ts.isStringLiteralLike(arg)) out.push({ spec: arg, kind: isImport ? 'dynamic' : 'static' });
+        if (arg && ts.isStringLiteralLike(arg))
+          out.push({ spec: arg, kind: isImport ? 'dynamic' : 'static' });
         else opaque.push({ file, line: lineOf(n), text: n.getText(sf).slice(0, 120) });
       }
     } else if (
@@ -124,10 +128,15 @@ export function importGraph(): Graph {
     const file = path.relative(src, abs);
     const web = abs.startsWith(webDir);
     const options = web ? webOptions : serverOptions;
-    const sf = ts.createSourceFile(abs, fs.readFileSync(abs, 'utf8'), {
-      languageVersion: ts.ScriptTarget.Latest,
-      impliedNodeFormat: ts.getImpliedNodeFormatForFile(abs as ts.Path, undefined, ts.sys, options),
-    }, true);
+    const sf = ts.createSourceFile(
+      abs,
+      fs.readFileSync(abs, 'utf8'),
+      {
+        languageVersion: ts.ScriptTarget.Latest,
+        impliedNodeFormat: ts.getImpliedNodeFormatForFile(abs as ts.Path, undefined, ts.sys, options),
+      },
+      true,
+    );
     graph.files.push(file);
     graph.sources.set(file, sf);
     for (const { spec, kind } of specifiers(sf, graph.opaque, file)) {
@@ -139,8 +148,15 @@ export function importGraph(): Graph {
         continue;
       }
       const mode = ts.getModeForUsageLocation(sf, spec, options);
-      let resolved = ts.resolveModuleName(text, abs, options, ts.sys, web ? webHost : host, undefined, mode)
-        .resolvedModule;
+      let resolved = ts.resolveModuleName(
+        text,
+        abs,
+        options,
+        ts.sys,
+        web ? webHost : host,
+        undefined,
+        mode,
+      ).resolvedModule;
       if (!resolved && /\.(js|ts|mjs|mts)$/.test(text) && text.startsWith('.')) {
         // A worker's entry named by its built name (`./worker.js`) next to its source (`./worker.ts`).
         const guess = path.resolve(path.dirname(abs), text.replace(/\.(m?)js$/, '.$1ts'));
@@ -169,4 +185,5 @@ export function importGraph(): Graph {
 /** The folder of src/ a file belongs to (`server`), or the file itself for top-level files (`config.ts`). */
 export const layerOf = (file: string) => file.split('/')[0];
 
-export const describeEdge = (e: Edge) => `${e.from}:${e.line} -> ${e.to}${e.kind === 'static' ? '' : ` (${e.kind})`}`;
+export const describeEdge = (e: Edge) =>
+  `${e.from}:${e.line} -> ${e.to}${e.kind === 'static' ? '' : ` (${e.kind})`}`;
