@@ -5,6 +5,8 @@ const common = {
   exclude: ['test/e2e/**', 'node_modules/**'],
   testTimeout: 30_000,
   hookTimeout: 60_000,
+  // The migrations run once per project into a template every test app starts from (decision 061).
+  globalSetup: ['test/helpers/template-global.ts'],
 };
 
 /**
@@ -34,7 +36,7 @@ export default defineConfig({
           ...common,
           include: fileStoreTests,
           name: 's3',
-          globalSetup: ['test/helpers/s3-global.ts'],
+          globalSetup: [...common.globalSetup, 'test/helpers/s3-global.ts'],
           env: {
             DOCKET_TEST_DIALECT: process.env.DOCKET_TEST_DATABASE_URL ? 'postgres' : 'sqlite',
             DOCKET_TEST_FILE_STORE: 's3',

@@ -11,6 +11,7 @@ import { connect, type Db } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { buildApp } from '../../src/server/app.js';
 import { type S3Server, s3ServerAt } from './s3-server.js';
+import { TEMPLATE_SCHEMA } from './template-global.js';
 
 /** Which database this test run uses: the vitest project sets DOCKET_TEST_DIALECT. */
 export const dialect = (process.env.DOCKET_TEST_DIALECT ?? 'sqlite') as 'sqlite' | 'postgres';
@@ -61,11 +62,41 @@ function requirePgUrl(): string {
   return pgUrl;
 }
 
+/**
+ * Starts `config`'s database from the run's migrated template (test/helpers/template-global.ts)
+ * instead of an empty one: on SQLite a copy of the template file in the data directory, on
+ * PostgreSQL a database cloned from the template database (`config.databaseUrl` and `pgSchema`
+ * then name it, and `dropTestData` drops it). The app's start finds every migration applied.
+ */
+export async function fromTemplate(config: Config): Promise<void> {
+  if (dialect === 'sqlite') {
+    fs.copyFileSync(inject('sqliteTemplate'), path.join(config.dataDir, 'docket.db'));
+    return;
+  }
+  const url = new URL(requirePgUrl());
+  const name = `${url.pathname.slice(1)}_${randomBytes(6).toString('hex')}`.slice(0, 63);
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    await client.query(`create database "${name}" template "${inject('pgTemplate')}"`);
+  } finally {
+    await client.end();
+  }
+  url.pathname = `/${name}`;
+  config.databaseUrl = url.toString();
+  config.pgSchema = TEMPLATE_SCHEMA;
+  clonedDatabases.add(name);
+}
+
+/** Databases cloned from the template by `fromTemplate`: `dropTestData` drops them whole. */
+const clonedDatabases = new Set<string>();
+
 export async function createTestApp(
   env: Record<string, string> = {},
   opts: { webRoot?: string } = {},
 ): Promise<TestApp> {
   const config = await testConfig(env);
+  if (!env.DATABASE_URL && !env.DOCKET_DATA_DIR) await fromTemplate(config);
   const app = await buildApp(config, {
     logger: false,
     webRoot: opts.webRoot ?? path.join(os.tmpdir(), 'docket-no-web'),
@@ -82,7 +113,16 @@ export async function createTestApp(
 export async function dropTestData(config: Config) {
   fs.rmSync(config.dataDir, { recursive: true, force: true });
   if (config.s3 && fileStore === 's3') await testS3().empty(config.s3.bucket);
-  if (config.pgSchema && config.databaseUrl) {
+  const cloned = config.databaseUrl ? new URL(config.databaseUrl).pathname.slice(1) : '';
+  if (clonedDatabases.delete(cloned)) {
+    const client = new pg.Client({ connectionString: requirePgUrl() });
+    await client.connect();
+    try {
+      await client.query(`drop database if exists "${cloned}" with (force)`);
+    } finally {
+      await client.end();
+    }
+  } else if (config.pgSchema && config.databaseUrl) {
     const client = new pg.Client({ connectionString: config.databaseUrl });
     await client.connect();
     try {
