@@ -10,6 +10,14 @@ import { dialect, pgUrl } from './app.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const bin = path.join(root, 'bin', 'docket.js');
+/**
+ * What `docket` runs: the command line of the run's transpiled sources (what bin/docket.js runs once
+ * built; test/helpers/compiled-global.ts), else bin/docket.js itself. test/cli-bin.test.ts runs the bin.
+ */
+export const cliEntry = () => {
+  const compiled = process.env.DOCKET_TEST_COMPILED_SRC;
+  return compiled ? path.join(compiled, 'docket.js') : bin;
+};
 
 export interface Instance {
   env: Record<string, string>;
@@ -56,7 +64,7 @@ export function docket(inst: Instance, args: string[], opts: { input?: string } 
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), ...inst.env };
     const child = execFile(
       process.execPath,
-      [bin, ...args],
+      [cliEntry(), ...args],
       { cwd: inst.dataDir, env, maxBuffer: 64 * 1024 * 1024 },
       (err, stdout, stderr) => {
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });

@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { sourceArgs } from './server.js';
 
 export type Transport = 'http' | 'stdio';
 
@@ -23,7 +24,7 @@ export async function connectHttp(
   return client;
 }
 
-/** An official SDK client on the stdio tool server (src/mcp/stdio.ts run by tsx), like an assistant starts it. */
+/** An official SDK client on the stdio tool server (src/mcp/stdio.ts), like an assistant starts it. */
 export async function connectStdio(
   docketUrl: string,
   apiKey: string,
@@ -33,7 +34,7 @@ export async function connectStdio(
   const client = new Client({ name: 'docket-tests', version: '1.0.0' });
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', path.join(root, 'src', 'mcp', 'stdio.ts'), ...args],
+    args: [...sourceArgs(path.join('src', 'mcp', 'stdio.ts')), ...args],
     cwd: root,
     env: { MCP_API_KEY: apiKey, DOCKET_URL: docketUrl, ...env },
     stderr: 'pipe',

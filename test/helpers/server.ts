@@ -108,12 +108,23 @@ export async function startProcess(opts: StartOptions): Promise<ServerProcess> {
 }
 
 /**
+ * Node arguments that run a file of src/ (`src/server/main.ts`): in a test run, its copy transpiled
+ * once for the run (test/helpers/compiled-global.ts, DOCKET_TEST_COMPILED_SRC); elsewhere (benches)
+ * the source itself through tsx.
+ */
+export function sourceArgs(file: string): string[] {
+  const compiled = process.env.DOCKET_TEST_COMPILED_SRC;
+  if (compiled) return [path.join(compiled, file.replace(/^src\//, '').replace(/\.tsx?$/, '.js'))];
+  return ['--import', 'tsx', file];
+}
+
+/**
  * Docket from its sources (tests and benches), on a free port, ready when /api/health answers. No
  * drain on SIGTERM unless the test asks for one (DOCKET_DRAIN_SECONDS): `stop()` waits for the exit.
  */
 export const startDocketFromSource = (env: Record<string, string>, basePath?: string) =>
   startProcess({
-    args: ['--import', 'tsx', 'src/server/main.ts'],
+    args: sourceArgs('src/server/main.ts'),
     env: { DOCKET_DRAIN_SECONDS: '0', ...env },
     basePath,
   });
