@@ -30,6 +30,8 @@ const schema = z.object({
   DOCKET_REGISTER_WINDOW_SECONDS: int(1, 86_400 * 30).default(900),
   DOCKET_LOGIN_LIMIT: int(1, 1_000_000).default(10),
   DOCKET_SESSION_DAYS: int(1, 3650).default(30),
+  DOCKET_SESSIONS_PER_USER: int(1, 100_000).default(50),
+  DOCKET_STREAMS_PER_USER: int(1, 1_000_000).default(64),
   DOCKET_SSE_KEEPALIVE_SECONDS: z.coerce
     .number({ error: 'must be a number' })
     .positive()
@@ -146,6 +148,10 @@ export interface Config {
   registerWindowSeconds: number;
   loginLimit: number;
   sessionDays: number;
+  /** Sessions one user may hold; signing in past it ends the one idle longest (src/domain/auth.ts). */
+  sessionsPerUser: number;
+  /** Event streams one user may hold open on one instance, over all their sessions and keys; then 429. */
+  streamsPerUser: number;
   sseKeepaliveSeconds: number;
   bodyLimitBytes: number;
   /** Largest backup file accepted by POST /api/admin/database/import. */
@@ -300,6 +306,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registerWindowSeconds: e.DOCKET_REGISTER_WINDOW_SECONDS,
     loginLimit: e.DOCKET_LOGIN_LIMIT,
     sessionDays: e.DOCKET_SESSION_DAYS,
+    sessionsPerUser: e.DOCKET_SESSIONS_PER_USER,
+    streamsPerUser: e.DOCKET_STREAMS_PER_USER,
     sseKeepaliveSeconds: e.DOCKET_SSE_KEEPALIVE_SECONDS,
     bodyLimitBytes: e.DOCKET_BODY_LIMIT_BYTES,
     backupMaxBytes: e.DOCKET_BACKUP_MAX_BYTES,

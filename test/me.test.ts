@@ -69,7 +69,11 @@ describe('/api/me', () => {
       newPassword: 'Another-pass-77',
     });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ success: true });
+    expect(res.json()).toEqual({
+      success: true,
+      ended: { sessions: 1, apiKeys: [], oauthGrants: [] },
+      keptApiKeys: [],
+    });
     expect((await other.get('/api/me')).statusCode).toBe(401);
     expect((await u.get('/api/me')).statusCode).toBe(401);
     const fresh = clientFor(t.app, { cookie: cookieFrom(res) });

@@ -11,11 +11,11 @@ import { sql } from 'kysely';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { connect, type Db } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { endAllSessions } from '../domain/auth.js';
 import { backupStream, type ExportStats } from '../domain/backup/export.js';
 import { InvalidBackup, type RestorePhase, restoreBackup } from '../domain/backup/restore.js';
 import type { Logger, Services } from '../domain/context.js';
 import { requestCtx } from '../domain/context.js';
+import { endCredentials } from '../domain/credentials.js';
 import { AppError } from '../domain/errors.js';
 import { nowIso } from '../domain/ids.js';
 import { importTickets } from '../domain/imports/run.js';
@@ -397,9 +397,11 @@ async function cmdAdminResetPassword(username: string | undefined, flags: Parsed
         .set({ password_hash: hash, must_change_password: generated ? 1 : 0, updated_at: nowIso() })
         .where('id', '=', user.id)
         .execute();
-      await endAllSessions(tx, user.id);
+      await endCredentials(tx, { actor: null, address: null }, user.id, { reason: 'password reset' });
     });
-    process.stdout.write(`Set a new password for ${user.username}; their sessions were ended.\n`);
+    process.stdout.write(
+      `Set a new password for ${user.username}; their sessions, API keys and connected apps were ended.\n`,
+    );
     if (user.is_active !== 1)
       process.stdout.write('Note: this account is disabled; another administrator can enable it.\n');
     if (generated)

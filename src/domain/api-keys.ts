@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { z } from 'zod';
 import { scopesMarker } from '../db/changes.js';
 import { ERR } from '../shared/errors.js';
+import { LIMITS } from '../shared/limits.js';
 import type { createApiKeyBody } from '../shared/security.js';
 import { audit } from './audit.js';
 import { SESSION_SCOPES } from './auth.js';
@@ -26,7 +27,7 @@ export type KeyScope = 'read' | 'write';
 /** The name of the key that /api/me/mcp-key manages. */
 export const MCP_KEY_NAME = 'MCP';
 /** Keys one user may hold. */
-export const MAX_KEYS_PER_USER = 50;
+export const MAX_KEYS_PER_USER = LIMITS.apiKeysPerUser;
 
 /**
  * Resolves a Bearer API key (or OAuth access token); 401 `Invalid API key` for a wrong, revoked

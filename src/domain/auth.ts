@@ -16,24 +16,35 @@ import { isTwoFactorOn, spendSecondFactor, twoFactorRequired } from './two-facto
 export interface NewSession {
   token: string;
   expires: string;
+  /**
+   * Token hashes of the sessions this one pushed out (`DOCKET_SESSIONS_PER_USER`): the caller
+   * closes their streams on this instance.
+   */
+  ended: string[];
 }
 
 /**
  * Creates a session and returns its token (only the hash is stored), with the browser and address
- * that signed in when the context has them (shown in GET /api/me/sessions).
+ * that signed in when the context has them (shown in GET /api/me/sessions). Past
+ * `DOCKET_SESSIONS_PER_USER`, the user's sessions idle longest end (expired ones first).
  */
 export async function createSession(
-  s: Services & { address?: string | null; userAgent?: string | null },
+  s: Services & { actor?: Actor | null; address?: string | null; userAgent?: string | null },
   tx: Tx,
   userId: string,
 ): Promise<NewSession> {
   const token = newSessionToken();
   const now = new Date();
   const expires = new Date(now.getTime() + s.config.sessionDays * 86_400_000).toISOString();
+  // One sign-in of a user at a time counts and trims their sessions (PostgreSQL; SQLite writes one
+  // transaction at a time), so sign-ins sent together cannot pass the cap between them.
+  if (s.db.dialect === 'postgres')
+    await tx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
+  const id = newId();
   await tx
     .insertInto('sessions')
     .values({
-      id: newId(),
+      id,
       user_id: userId,
       token_hash: hashToken(token),
       created_at: now.toISOString(),
@@ -43,7 +54,57 @@ export async function createSession(
       address: s.address ?? null,
     })
     .execute();
-  return { token, expires };
+  return { token, expires, ended: await trimSessions(s, tx, userId, id, now) };
+}
+
+/**
+ * Ends the sessions of a user past the cap, keeping `keep` (the new one) and the most recently
+ * used others; expired ones go first and silently. Answers the token hashes of those ended.
+ */
+async function trimSessions(
+  s: Services & { actor?: Actor | null; address?: string | null },
+  tx: Tx,
+  userId: string,
+  keep: string,
+  now: Date,
+): Promise<string[]> {
+  await tx
+    .deleteFrom('sessions')
+    .where('user_id', '=', userId)
+    .where('expires_at', '<=', now.toISOString())
+    .execute();
+  const over = await tx
+    .selectFrom('sessions')
+    .select(['id', 'token_hash'])
+    .where('user_id', '=', userId)
+    .where('id', '!=', keep)
+    .orderBy(sql`coalesce(last_used_at, created_at)`, 'desc')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(s.config.sessionsPerUser - 1)
+    .limit(1_000_000)
+    .execute();
+  if (over.length === 0) return [];
+  for (let i = 0; i < over.length; i += 500)
+    await tx
+      .deleteFrom('sessions')
+      .where(
+        'id',
+        'in',
+        over.slice(i, i + 500).map((r) => r.id),
+      )
+      .execute();
+  await audit(
+    tx,
+    { actor: s.actor ?? null, address: s.address ?? null },
+    {
+      action: 'session.ended',
+      actor: { id: userId },
+      target: { type: 'user', id: userId },
+      details: { reason: 'session limit', count: over.length, limit: s.config.sessionsPerUser },
+    },
+  );
+  return over.map((r) => r.token_hash);
 }
 
 export async function findUserByLogin(tx: Tx, login: string): Promise<UsersTable | undefined> {
@@ -237,15 +298,6 @@ export async function deleteSessionByToken(ctx: Ctx, token: string): Promise<str
     if (row) await audit(tx, ctx, { action: 'auth.logout', actor: { id: row.user_id } });
     return row?.user_id ?? null;
   });
-}
-
-/**
- * Ends every session of a user (password change or reset, disabling, deletion), and voids their
- * unused forgotten-password links.
- */
-export async function endAllSessions(tx: Tx, userId: string): Promise<void> {
-  await tx.deleteFrom('sessions').where('user_id', '=', userId).execute();
-  await tx.deleteFrom('password_resets').where('user_id', '=', userId).execute();
 }
 
 /**

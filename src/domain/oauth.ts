@@ -503,45 +503,46 @@ export async function exchangeToken(
     outcome = await ctx.db.kysely.transaction().execute(async (tx): Promise<Outcome> => {
       const now = new Date();
       const tokenHash = hashToken(token);
-      const used = await tx
-        .updateTable('oauth_tokens')
-        .set({ used_at: now.toISOString() })
-        .where('token_hash', '=', tokenHash)
-        .where('kind', '=', 'refresh')
-        .where('used_at', 'is', null)
-        .returning(['grant_id', 'scope', 'expires_at'])
+      // Every check comes before the token is spent: a refresh refused for its client, its scope
+      // or its age leaves the token as it was, so its owner's next refresh still works.
+      const found = await tx
+        .selectFrom('oauth_tokens')
+        .innerJoin('oauth_grants', 'oauth_grants.id', 'oauth_tokens.grant_id')
+        .select([
+          'oauth_tokens.grant_id',
+          'oauth_tokens.scope',
+          'oauth_tokens.expires_at',
+          'oauth_tokens.used_at',
+          'oauth_grants.client_id',
+        ])
+        .where('oauth_tokens.token_hash', '=', tokenHash)
+        .where('oauth_tokens.kind', '=', 'refresh')
         .executeTakeFirst();
-      const grantId =
-        used?.grant_id ??
-        (
-          await tx
-            .selectFrom('oauth_tokens')
-            .select('grant_id')
-            .where('token_hash', '=', tokenHash)
-            .where('kind', '=', 'refresh')
-            .executeTakeFirst()
-        )?.grant_id;
-      const grant = grantId
-        ? await tx
-            .selectFrom('oauth_grants')
-            .select(['id', 'client_id'])
-            .where('id', '=', grantId)
-            .executeTakeFirst()
-        : undefined;
-      if (!grant || grant.client_id !== client.id) return grantError('Invalid refresh token');
-      if (!used) {
+      if (!found || found.client_id !== client.id) return grantError('Invalid refresh token');
+      const reused = async () => {
         // Rotation: a refresh token works once; its reuse means it leaked (OAuth 2.1 section 4.3.1).
-        await revokeGrantTx(tx, ctx, grant.id, 'refresh_reused');
+        await revokeGrantTx(tx, ctx, found.grant_id, 'refresh_reused');
         return grantError('Refresh token already used: the grant is revoked');
-      }
-      if (used.expires_at <= now.toISOString()) return grantError('Refresh token expired');
-      let scope = used.scope as OAuthScope;
+      };
+      if (found.used_at !== null) return reused();
+      if (found.expires_at <= now.toISOString()) return grantError('Refresh token expired');
+      let scope = found.scope as OAuthScope;
       if (narrowed.length > 0) {
         if (scope === 'read' && narrowed.includes('write'))
           return { error: new OAuthError(400, 'invalid_scope', 'The grant is read-only') };
         if (!narrowed.includes('write')) scope = 'read';
       }
-      return { tokens: await issueTokens(tx, grant.id, scope, now) };
+      // Used once: the database decides which of two concurrent refreshes wins; the loser is a reuse.
+      const spent = await tx
+        .updateTable('oauth_tokens')
+        .set({ used_at: now.toISOString() })
+        .where('token_hash', '=', tokenHash)
+        .where('kind', '=', 'refresh')
+        .where('used_at', 'is', null)
+        .returning('grant_id')
+        .executeTakeFirst();
+      if (!spent) return reused();
+      return { tokens: await issueTokens(tx, found.grant_id, scope, now) };
     });
   } else {
     throw new OAuthError(

@@ -1,7 +1,8 @@
 import { ERR } from '../shared/errors.js';
 import { audit } from './audit.js';
-import { endAllSessions, findUserByLogin } from './auth.js';
+import { findUserByLogin } from './auth.js';
 import type { Ctx } from './context.js';
+import { type EndedCredentials, endCredentials } from './credentials.js';
 import { badRequest, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
 import { publicBase, queuePasswordResetMail } from './notifications/mail.js';
@@ -76,9 +77,14 @@ export async function requestPasswordReset(ctx: Ctx, login: string): Promise<voi
 
 /**
  * Sets a new password with a reset link's token: the link and every other of the user's links are
- * spent, every session of the user ends (the caller closes their streams). Answers the user's id.
+ * spent, and every session, API key and OAuth grant of the user ends (the caller closes their
+ * streams). Answers the user's id and what ended.
  */
-export async function resetPassword(ctx: Ctx, token: string, password: string): Promise<string> {
+export async function resetPassword(
+  ctx: Ctx,
+  token: string,
+  password: string,
+): Promise<{ userId: string; ended: EndedCredentials }> {
   const passwordHash = await hashPassword(password);
   return ctx.db.kysely.transaction().execute(async (tx) => {
     const now = nowIso();
@@ -100,13 +106,11 @@ export async function resetPassword(ctx: Ctx, token: string, password: string): 
       .set({ password_hash: passwordHash, must_change_password: 0, updated_at: now })
       .where('id', '=', user.id)
       .execute();
-    // Ends every session and spends every other link of the user too.
-    await endAllSessions(tx, user.id);
-    await audit(tx, ctx, {
-      action: 'account.password_reset',
-      actor: { id: user.id, name: user.username },
-      target: { type: 'user', id: user.id },
-    });
-    return user.id;
+    // Account recovery: whatever was signed in before, an intruder's keys and grants included,
+    // ends; every other link of the user is spent too.
+    const actor = { id: user.id, name: user.username };
+    const ended = await endCredentials(tx, ctx, user.id, { reason: 'password reset', actor });
+    await audit(tx, ctx, { action: 'account.password_reset', actor, target: { type: 'user', id: user.id } });
+    return { userId: user.id, ended };
   });
 }

@@ -13,8 +13,9 @@ import type {
 } from '../shared/accounts.js';
 import { ERR } from '../shared/errors.js';
 import { audit } from './audit.js';
-import { createSession, endAllSessions, requirePassword } from './auth.js';
+import { createSession, requirePassword } from './auth.js';
 import { type Ctx, type Emit, type Services, type Tx, transact } from './context.js';
+import { endCredentials } from './credentials.js';
 import { badRequest, forbidden, isUniqueViolation, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
 import { hashPassword } from './passwords.js';
@@ -187,21 +188,34 @@ export async function changeEmail(ctx: Ctx, userId: string, input: z.infer<typeo
   }).catch(uniqueToBadRequest);
 }
 
-/** Changes the password, ends every session of the user and returns a fresh one for this client. */
+/**
+ * Changes the password and ends every session, API key (but those named in `keepApiKeys`) and
+ * OAuth grant of the user; returns a fresh session for this client and what ended.
+ */
 export async function changePassword(ctx: Ctx, userId: string, input: z.infer<typeof changePasswordBody>) {
   await requirePassword(ctx, userId, input.currentPassword, ERR.invalidPassword);
   const hash = await hashPassword(input.newPassword);
-  const session = await ctx.db.kysely.transaction().execute(async (tx) => {
+  return ctx.db.kysely.transaction().execute(async (tx) => {
     await tx
       .updateTable('users')
       .set({ password_hash: hash, must_change_password: 0, updated_at: nowIso() })
       .where('id', '=', userId)
       .execute();
-    await endAllSessions(tx, userId);
-    await audit(tx, ctx, { action: 'account.password_changed', target: { type: 'user', id: userId } });
-    return createSession(ctx, tx, userId);
+    const ended = await endCredentials(tx, ctx, userId, {
+      reason: 'password changed',
+      keepApiKeys: input.keepApiKeys,
+      currentSessionId: ctx.actor?.sessionId ?? null,
+    });
+    await audit(tx, ctx, {
+      action: 'account.password_changed',
+      target: { type: 'user', id: userId },
+      ...(ended.keptApiKeys.length > 0
+        ? { details: { keptApiKeys: ended.keptApiKeys.map((k) => k.id) } }
+        : {}),
+    });
+    const session = await createSession(ctx, tx, userId);
+    return { session, ended };
   });
-  return { session, userId };
 }
 
 /**
@@ -421,7 +435,9 @@ export async function adminUpdateUser(
     if (input.isSystemAdmin !== undefined) patch.is_system_admin = input.isSystemAdmin ? 1 : 0;
     if (input.isActive !== undefined) patch.is_active = input.isActive ? 1 : 0;
     await tx.updateTable('users').set(patch).where('id', '=', userId).execute();
-    if (input.isActive === false) await endAllSessions(tx, userId);
+    // Disabling ends every way in at once: sessions, API keys and OAuth grants (not kept for a
+    // later enabling: the account's owner makes new ones).
+    if (input.isActive === false) await endCredentials(tx, ctx, userId, { reason: 'account disabled' });
     await audit(tx, ctx, {
       action: 'admin.user_updated',
       target: { type: 'user', id: userId },

@@ -20,7 +20,7 @@ export interface StreamHolder {
   via: 'session' | 'apiKey';
   /** SHA-256 of the session token or API key. */
   credentialHash: string;
-  /** When the session expires (ISO); null for an API key. */
+  /** When the session, key or access token expires (ISO), once known; null for none. */
   expiresAt: string | null;
 }
 
@@ -63,6 +63,13 @@ export function frameOf(e: StoredEvent): Buffer {
 }
 
 const KEEPALIVE = Buffer.from(': keepalive\n\n');
+
+/** Adds `by` to a counter of open streams, dropping it at zero. */
+function count(map: Map<string, number>, key: string, by: 1 | -1): void {
+  const n = (map.get(key) ?? 0) + by;
+  if (n <= 0) map.delete(key);
+  else map.set(key, n);
+}
 
 function aboutUser(e: StoredEvent, userId: string): boolean {
   if (!e.type.startsWith('member.')) return false;
@@ -171,6 +178,8 @@ export class StreamManager {
   private readonly streams = new Set<Stream>();
   /** Open streams per credential hash. */
   private readonly perCredential = new Map<string, number>();
+  /** Open streams per user, over all their sessions, keys and tokens (DOCKET_STREAMS_PER_USER). */
+  private readonly perUser = new Map<string, number>();
   /** Highest id fanned out so far: a stream registered now receives every event above it. */
   private dispatched = 0;
   private chain: Promise<void> = Promise.resolve();
@@ -205,9 +214,16 @@ export class StreamManager {
     return this.closing;
   }
 
-  /** Whether this credential may open one more stream. */
-  mayOpen(credentialHash: string): boolean {
-    return (this.perCredential.get(credentialHash) ?? 0) < MAX_STREAMS_PER_CREDENTIAL;
+  /**
+   * Whether this holder may open one more stream: under the cap of its credential and under its
+   * user's (`DOCKET_STREAMS_PER_USER`), both on this instance. The caller opens it without
+   * awaiting in between, so streams asked for together cannot pass a cap between them.
+   */
+  mayOpen(holder: Pick<StreamHolder, 'credentialHash' | 'userId'>): boolean {
+    return (
+      (this.perCredential.get(holder.credentialHash) ?? 0) < MAX_STREAMS_PER_CREDENTIAL &&
+      (this.perUser.get(holder.userId) ?? 0) < this.services.config.streamsPerUser
+    );
   }
 
   /** Starts the keepalive / re-validation tick; `position` is the log id the follower starts after. */
@@ -398,24 +414,23 @@ export class StreamManager {
 
   private add(s: Stream): void {
     this.streams.add(s);
-    const h = s.holder.credentialHash;
-    this.perCredential.set(h, (this.perCredential.get(h) ?? 0) + 1);
+    count(this.perCredential, s.holder.credentialHash, 1);
+    count(this.perUser, s.holder.userId, 1);
   }
 
   private remove(s: Stream): void {
     if (!this.streams.delete(s)) return;
-    const h = s.holder.credentialHash;
-    const n = (this.perCredential.get(h) ?? 1) - 1;
-    if (n <= 0) this.perCredential.delete(h);
-    else this.perCredential.set(h, n);
+    count(this.perCredential, s.holder.credentialHash, -1);
+    count(this.perUser, s.holder.userId, -1);
   }
 
+  /** Closes the user's streams: all of them, or those of the given sessions, keys or tokens. */
   private sessionEnded(e: SessionEnd): void {
     const hashes =
       e.tokens || e.hashes ? new Set([...(e.tokens ?? []).map(hashToken), ...(e.hashes ?? [])]) : null;
     for (const s of [...this.streams]) {
       if (s.holder.userId !== e.userId) continue;
-      if (hashes && !(s.holder.via === 'session' && hashes.has(s.holder.credentialHash))) continue;
+      if (hashes && !hashes.has(s.holder.credentialHash)) continue;
       s.close();
     }
   }
@@ -474,10 +489,19 @@ export class StreamManager {
         .select(['api_keys.key_hash as hash', 'api_keys.expires_at', 'users.is_active'])
         .where('api_keys.key_hash', 'in', hashes)
         .execute();
+      // OAuth access tokens hold streams as keys do (src/domain/oauth-grants.ts).
+      const tokens = await this.db
+        .selectFrom('oauth_tokens')
+        .innerJoin('oauth_grants', 'oauth_grants.id', 'oauth_tokens.grant_id')
+        .innerJoin('users', 'users.id', 'oauth_grants.user_id')
+        .select(['oauth_tokens.token_hash as hash', 'oauth_tokens.expires_at', 'users.is_active'])
+        .where('oauth_tokens.token_hash', 'in', hashes)
+        .where('oauth_tokens.kind', '=', 'access')
+        .execute();
       // A key never reads as a system administrator (src/domain/api-keys.ts).
-      for (const r of rows) {
+      for (const r of [...rows, ...tokens]) {
         if (r.is_active === 1 && (r.expires_at === null || r.expires_at > now))
-          valid.set(r.hash, { isSystemAdmin: false, expiresAt: null });
+          valid.set(r.hash, { isSystemAdmin: false, expiresAt: r.expires_at });
       }
     }
     const projectStreams: Stream[] = [];

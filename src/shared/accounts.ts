@@ -92,6 +92,11 @@ export const changeEmailBody = z.object({
 export const changePasswordBody = z.object({
   currentPassword: z.string().min(1).max(LIMITS.passwordMax),
   newPassword: passwordSchema,
+  /**
+   * API keys (ids) that keep working after the change; every other key, and every OAuth grant,
+   * ends with it (docs/security.md).
+   */
+  keepApiKeys: z.array(z.string().trim().min(1).max(100)).max(LIMITS.apiKeysPerUser).optional(),
 });
 export const deleteAccountBody = z.object({
   password: z.string().min(1).max(LIMITS.passwordMax),

@@ -73,6 +73,8 @@ export const ERR = {
   oauthUnknownClient: 'Unknown OAuth client: register it again',
   oauthBadRedirect: 'The redirect URI is not registered for this client',
   oauthGrantNotFound: 'OAuth grant not found',
+  // Credentials that end with the password (issue 49, docs/security.md).
+  notYourApiKey: 'Not one of your API keys',
   // Forgotten passwords and single sign-on (issue 19, docs/security.md).
   passwordResetOff: 'Password reset by e-mail is not available',
   invalidResetLink: 'This reset link is invalid, used or expired: ask for a new one',

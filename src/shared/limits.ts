@@ -29,6 +29,8 @@ export const LIMITS = {
   templateNameMax: 80,
   templateAboutMax: 500,
   templateLabelsMax: 50,
+  // API keys one user may hold (docs/security.md).
+  apiKeysPerUser: 50,
 } as const;
 
 export const DEFAULT_SETTINGS = {

@@ -38,6 +38,37 @@ export const apiKeyItemOut = z.object({
 /** The answer of POST /api/me/api-keys: the key, shown once. */
 export const createdApiKeyOut = apiKeyItemOut.omit({ lastUsedAt: true }).extend({ key: z.string() });
 
+/** An API key as named in the answer of a password change or reset (the key itself is never shown). */
+export const credentialKeyOut = apiKeyItemOut.pick({ id: true, name: true, scope: true });
+/** An OAuth grant (a connected app) as named there. */
+export const credentialGrantOut = z.object({
+  id: z.string(),
+  clientId: z.string(),
+  clientName: z.string(),
+  scope: z.enum(KEY_SCOPES),
+});
+
+/**
+ * What a password change or reset ended (docs/security.md): the other sessions (a change replaces
+ * the one it was made with by a fresh one), the API keys and the OAuth grants with their tokens.
+ */
+export const endedCredentialsOut = z.object({
+  sessions: z.number().int(),
+  apiKeys: z.array(credentialKeyOut),
+  oauthGrants: z.array(credentialGrantOut),
+});
+
+/**
+ * The answer of `PATCH /api/me/password` and `POST /api/auth/reset`: `{success: true}` as before,
+ * plus what ended and the keys kept by `keepApiKeys`.
+ */
+export const passwordChangedOut = z.object({
+  success: z.literal(true),
+  ended: endedCredentialsOut,
+  keptApiKeys: z.array(credentialKeyOut),
+});
+export type PasswordChangedOut = z.infer<typeof passwordChangedOut>;
+
 /** GET /api/admin/audit query. */
 export const auditQuery = z.strictObject({
   /** A user id or username. */

@@ -88,7 +88,7 @@ function Authenticated() {
         <p className="mb-4 text-sm text-muted">
           Your account has a temporary password. Replace it to continue.
         </p>
-        <PasswordSection onChanged={() => session.refetch()} />
+        <PasswordSection chooseKeys={false} onChanged={() => session.refetch()} />
       </main>
     );
   }

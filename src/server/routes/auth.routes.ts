@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import { checkCredentials, deleteSessionByToken, login } from '../../domain/auth.js';
+import { presentEnded } from '../../domain/credentials.js';
 import { AppError } from '../../domain/errors.js';
 import { mailEnabled } from '../../domain/notifications/settings.js';
 import { requestPasswordReset, resetPassword } from '../../domain/password-reset.js';
@@ -20,6 +21,7 @@ import {
 } from '../../shared/accounts.js';
 import { successResponse } from '../../shared/common.js';
 import { ERR } from '../../shared/errors.js';
+import { passwordChangedOut } from '../../shared/security.js';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../plugins/auth.js';
 import { acceptForms } from '../plugins/forms.js';
 
@@ -101,17 +103,18 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Set a new password with the token of a reset link; ends every session',
-        response: { 200: successResponse },
+        summary:
+          'Set a new password with the token of a reset link; ends every session, API key and OAuth grant',
+        response: { 200: passwordChangedOut },
         body: resetPasswordBody,
       },
       config: { auth: 'public' },
       onRequest: countReset,
     },
     async (req) => {
-      const userId = await resetPassword(req.ctx, req.body.token, req.body.password);
+      const { userId, ended } = await resetPassword(req.ctx, req.body.token, req.body.password);
       app.sessionEnded({ userId });
-      return { success: true as const };
+      return presentEnded(ended);
     },
   );
 
@@ -186,6 +189,8 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       async (req, reply) => {
         const { user, session } = await login(req.ctx, req.body.username, req.body.password, req.body.code);
+        // Sessions pushed out by this one (DOCKET_SESSIONS_PER_USER) close their streams.
+        if (session.ended.length > 0) app.sessionEnded({ userId: user.id, hashes: session.ended });
         setSessionCookie(reply, config, session);
         return {
           user: {

@@ -61,7 +61,7 @@ export const eventsRoutes: FastifyPluginAsyncZod = async (app) => {
   ) {
     const holder = holderOf(req);
     if (app.streams.isClosing) throw new AppError(503, 'Server is shutting down');
-    if (!app.streams.mayOpen(holder.credentialHash)) throw new AppError(429, ERR.tooManyStreams);
+    if (!app.streams.mayOpen(holder)) throw new AppError(429, ERR.tooManyStreams);
     reply.hijack();
     await app.streams.open(reply.raw, holder, kind, { lastEventId: lastEventIdOf(req, query) });
   }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { apiKeyStatus, createApiKey, revokeApiKey } from '../../domain/api-keys.js';
 import { actorOf } from '../../domain/context.js';
+import { presentEnded } from '../../domain/credentials.js';
 import { changeEmail, changePassword, deleteOwnAccount, getMe, updateMe } from '../../domain/users.js';
 import {
   apiKeyOut,
@@ -12,6 +13,7 @@ import {
   updateMeBody,
 } from '../../shared/accounts.js';
 import { successResponse } from '../../shared/common.js';
+import { passwordChangedOut } from '../../shared/security.js';
 import { clearSessionCookie, setSessionCookie } from '../plugins/auth.js';
 
 const tags = ['Current user'];
@@ -51,18 +53,20 @@ export const meRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Change my password; ends every other session',
-        response: { 200: successResponse },
+        summary:
+          'Change my password; ends every other session, my API keys (but those in keepApiKeys) and my OAuth grants',
+        response: { 200: passwordChangedOut },
         body: changePasswordBody,
       },
       config: { apiKey: false, beforePasswordChange: true },
     },
     async (req, reply) => {
       const userId = actorOf(req.ctx).userId;
-      const { session } = await changePassword(req.ctx, userId, req.body);
-      app.sessionEnded({ userId });
+      const { session, ended } = await changePassword(req.ctx, userId, req.body);
+      // The streams of what ended close now (this one's too: its session was replaced).
+      app.sessionEnded({ userId, hashes: ended.hashes });
       setSessionCookie(reply, app.services.config, session);
-      return { success: true as const };
+      return presentEnded(ended);
     },
   );
 

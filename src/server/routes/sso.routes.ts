@@ -78,7 +78,8 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       const cookieState = req.cookies[STATE_COOKIE];
       reply.clearCookie(STATE_COOKIE, cookieOptions);
       try {
-        const { session, returnTo } = await finishSignOn(req.ctx, query, cookieState);
+        const { session, returnTo, user } = await finishSignOn(req.ctx, query, cookieState);
+        if (session.ended.length > 0) app.sessionEnded({ userId: user.id, hashes: session.ended });
         setSessionCookie(reply, config, session);
         return reply.redirect(returnTo, 302);
       } catch (err) {

@@ -1,5 +1,6 @@
 /** My account: profile, avatar, e-mail, password, API key, deletion. */
 import { useQuery } from '@tanstack/react-query';
+import type { PasswordChangedOut } from '../../shared/security.js';
 import { api } from './client';
 import { qk } from './keys';
 import type { KeyStatus, Me } from './types';
@@ -21,9 +22,15 @@ export const removeMyAvatar = () => api('/api/me/avatar', { method: 'DELETE' });
 export const changeMyEmail = (email: string, password: string) =>
   api<Me>('/api/me/email', { method: 'PATCH', body: { email, password } });
 
-/** Changes my password; my other sessions end. */
-export const changeMyPassword = (currentPassword: string, newPassword: string) =>
-  api('/api/me/password', { method: 'PATCH', body: { currentPassword, newPassword } });
+/**
+ * Changes my password; my other sessions, my API keys (but `keepApiKeys`) and my connected apps
+ * end. Answers what ended.
+ */
+export const changeMyPassword = (currentPassword: string, newPassword: string, keepApiKeys: string[] = []) =>
+  api<PasswordChangedOut>('/api/me/password', {
+    method: 'PATCH',
+    body: { currentPassword, newPassword, ...(keepApiKeys.length > 0 ? { keepApiKeys } : {}) },
+  });
 
 /** Creates my API key (shown once; replaces any earlier key). */
 export const createApiKey = () =>

@@ -331,7 +331,7 @@ export function ResetPasswordPage() {
             )}
           </Field>
           <p className="text-[12px] text-muted">
-            Every session of the account ends when the password changes.
+            Every session, API key and connected app of the account ends when the password changes.
           </p>
           {error && <FormAlert>{error}</FormAlert>}
           <Button type="submit" variant="primary" disabled={busy || !passwordOk}>

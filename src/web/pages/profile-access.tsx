@@ -1,9 +1,10 @@
 /** Profile: e-mail, password, the API key with MCP client configurations, and deleting the account. */
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useLocation } from 'wouter';
 import { PASSWORD_RULES } from '../../shared/accounts';
-import { BASE_PATH, errorText } from '../api/client';
+import type { PasswordChangedOut } from '../../shared/security.js';
+import { api, BASE_PATH, errorText } from '../api/client';
 import { qk } from '../api/keys';
 import {
   changeMyEmail,
@@ -13,6 +14,8 @@ import {
   revokeApiKey,
   useKeyStatus,
 } from '../api/me';
+import { type OAuthGrantItem, oauthGrantsKey } from '../api/oauth';
+import { type ApiKeyItem, apiKeysKey, sessionsKey } from '../api/security';
 import type { KeyStatus, Me } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { DangerZone } from '../components/DangerZone';
@@ -22,6 +25,7 @@ import { useToast } from '../components/toast';
 import { Button, Field, Input, Skeleton } from '../components/ui';
 import { PasswordRules } from './auth';
 import { useSyncMe } from './Profile';
+import { EndCredentialsDialog, EndedSummary } from './profile-password';
 
 export function EmailSection({ me }: { me: Me }) {
   const sync = useSyncMe();
@@ -87,34 +91,70 @@ export function EmailSection({ me }: { me: Me }) {
   );
 }
 
-export function PasswordSection({ onChanged }: { onChanged?: () => void } = {}) {
+/**
+ * The password form. With `chooseKeys` (the profile), a change first asks in a dialog which API
+ * keys to keep, listing the connected apps that end too, and afterwards tells what ended.
+ */
+export function PasswordSection({
+  onChanged,
+  chooseKeys = true,
+}: {
+  onChanged?: () => void;
+  chooseKeys?: boolean;
+} = {}) {
+  const qc = useQueryClient();
   const toast = useToast();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [again, setAgain] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [asking, setAsking] = useState(false);
+  const [result, setResult] = useState<PasswordChangedOut | null>(null);
+  const keys = useQuery({
+    queryKey: apiKeysKey,
+    queryFn: () => api<ApiKeyItem[]>('/api/me/api-keys'),
+    enabled: chooseKeys,
+  });
+  const grants = useQuery({
+    queryKey: oauthGrantsKey,
+    queryFn: () => api<OAuthGrantItem[]>('/api/me/oauth-grants'),
+    enabled: chooseKeys,
+  });
   const ok = PASSWORD_RULES.every((r) => r.test(next));
   const mismatch = again.length > 0 && again !== next;
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const change = async (keep: string[]) => {
     setBusy(true);
     setError(null);
     try {
-      await changeMyPassword(current, next);
+      const res = await changeMyPassword(current, next, keep);
       setCurrent('');
       setNext('');
       setAgain('');
+      setResult(res);
       toast.show('Password changed; your other sessions have been signed out', 'success');
+      for (const key of [apiKeysKey, oauthGrantsKey, sessionsKey, qk.keyStatus])
+        void qc.invalidateQueries({ queryKey: key });
       onChanged?.();
     } catch (err) {
       setError(errorText(err));
     } finally {
       setBusy(false);
+      setAsking(false);
     }
   };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setResult(null);
+    // Something to choose or to tell first: ask; otherwise change at once.
+    if ((keys.data?.length ?? 0) > 0 || (grants.data?.length ?? 0) > 0) setAsking(true);
+    else void change([]);
+  };
   return (
-    <Section title="Password" description="Changing it signs you out everywhere else.">
+    <Section
+      title="Password"
+      description="Changing it signs you out everywhere else and ends your API keys and connected apps, but the keys you keep."
+    >
       <form onSubmit={submit} className="grid gap-3 sm:grid-cols-2">
         <div className="sm:col-span-2 sm:max-w-[calc(50%-6px)]">
           <Field label="Current password">
@@ -152,14 +192,39 @@ export function PasswordSection({ onChanged }: { onChanged?: () => void } = {}) 
           )}
         </Field>
         <div className="sm:col-span-2">
-          <Button type="submit" variant="primary" disabled={busy || !current || !ok || again !== next}>
+          <Button
+            type="submit"
+            variant="primary"
+            // The keys to offer are known first, so none ends without the choice.
+            disabled={
+              busy ||
+              !current ||
+              !ok ||
+              again !== next ||
+              (chooseKeys && (keys.isPending || grants.isPending))
+            }
+          >
             Change password
           </Button>
         </div>
         <div className="sm:col-span-2">
           <FormError error={error} />
         </div>
+        {result && (
+          <div className="sm:col-span-2">
+            <EndedSummary result={result} />
+          </div>
+        )}
       </form>
+      {asking && (
+        <EndCredentialsDialog
+          keys={keys.data ?? []}
+          grants={grants.data ?? []}
+          busy={busy}
+          onConfirm={(keep) => void change(keep)}
+          onClose={() => setAsking(false)}
+        />
+      )}
     </Section>
   );
 }
