@@ -6,10 +6,15 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { buildApp } from '../src/server/app.js';
 import { createTestApp, databaseAt, type TestApp } from './helpers/app.js';
+import { docket, instance } from './helpers/cli.js';
 import { type Client, clientFor, cookieFrom, PASSWORD, signIn, signUp, unique } from './helpers/factories.js';
 import { decodedMail, type Mailbox, startMailbox } from './helpers/mailbox.js';
 import { SseClient } from './helpers/sse.js';
@@ -334,6 +339,30 @@ describe('disabling an account', () => {
     expect(revoked.actor_id).toBe(admin.userId);
     expect(JSON.parse(revoked.details as string).reason).toBe('account disabled');
   });
+});
+
+describe('the operator’s reset-password command', () => {
+  it('ends the account’s sessions, API keys and OAuth grants too', async () => {
+    const inst = await instance();
+    const app = await buildApp(loadConfig({ ...inst.env, DOCKET_REGISTER_LIMIT: '1000' }), {
+      logger: false,
+      webRoot: path.join(os.tmpdir(), 'docket-no-web'),
+    });
+    try {
+      const u = await signUp(app);
+      const key = await makeKey(u, 'Script');
+      const oauth = await connectApp(app, u);
+      const reset = await docket(inst, ['admin', 'reset-password', u.username, '--password', NEW_PASSWORD]);
+      expect(reset.code, reset.stderr).toBe(0);
+      expect(reset.stdout).toContain('their sessions, API keys and connected apps were ended');
+      expect((await u.get('/api/me')).statusCode).toBe(401);
+      expect((await bearer(app, key.key)).statusCode).toBe(401);
+      expect((await bearer(app, oauth.access)).statusCode).toBe(401);
+    } finally {
+      await app.close();
+      await inst.drop();
+    }
+  }, 120_000);
 });
 
 describe('an OAuth refresh that is refused', () => {
