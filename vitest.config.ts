@@ -27,6 +27,7 @@ const fileStoreTests = [
   'test/attachments.test.ts',
   'test/avatars.test.ts',
   'test/admin-database.test.ts',
+  'test/upload-access.test.ts',
 ];
 
 /**

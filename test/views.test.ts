@@ -132,7 +132,7 @@ describe('saved views', () => {
     const exported = await sysadmin.post('/api/admin/database/export', { confirmPassword: PASSWORD });
     expect(exported.statusCode).toBe(200);
     const doc = JSON.parse(exported.body);
-    expect(doc.version).toBe(2);
+    expect(doc.version).toBe(3);
     expect(doc.data.saved_views.map((v: { name: string }) => v.name)).toContain('Kept view');
     const importAs = async (c: Client, body: unknown) =>
       c.req({

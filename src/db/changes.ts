@@ -74,6 +74,8 @@ export const TABLE_SCOPES: Record<string, TableClass> = {
   signing_keys: [],
   saved_views: [],
   uploads: [],
+  // Where uploaded files are shown (migration 115): read by no cached answer (the file route reads it).
+  upload_refs: [],
   cache_changes: [],
   // The trash (decision 048): read by no cached answer; a restore writes `tickets`, which says so.
   trashed_tickets: [],

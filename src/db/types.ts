@@ -415,6 +415,23 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   import_sources: ImportSourcesTable;
   ticket_templates: TicketTemplatesTable;
+  upload_refs: UploadRefsTable;
+}
+
+/**
+ * Where an uploaded file (`uploads`) is shown (migration 115): a ticket's description (`ticket_id`
+ * alone), a comment (`ticket_id` and `comment_id`) or a ticket template's description
+ * (`template_id`), all of project `project_id`. Members of that project may read the file; a file
+ * shown nowhere is for its uploader (and system administrators) only. Written when the Markdown
+ * is saved (src/domain/upload-refs.ts); the rows go with the ticket, comment or template.
+ */
+export interface UploadRefsTable {
+  id: string;
+  upload_id: string;
+  project_id: string;
+  ticket_id: string | null;
+  comment_id: string | null;
+  template_id: string | null;
 }
 
 /** A ticket template of a project (migration 082, decision 050): the fields it presets, null = none. */
@@ -525,6 +542,7 @@ export const TABLES_IN_ORDER = [
   'webhook_deliveries',
   'import_sources',
   'ticket_templates',
+  'upload_refs',
 ] as const satisfies readonly (keyof Database)[];
 
 /** A fixed-window rate-limit counter (migration 063), shared by every instance on the database. */
@@ -533,4 +551,6 @@ export interface RateLimitsTable {
   count: number;
   /** Milliseconds since the epoch. */
   reset_at: number;
+  /** Requests refused in this window (migration 116): the first is recorded in the audit log. */
+  refused: Generated<number>;
 }

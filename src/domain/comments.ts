@@ -8,6 +8,7 @@ import { notifyCommentCreated, notifyCommentEdited } from './notifications/index
 import { pageOf } from './paging.js';
 import { avatarUrl, DELETED_USER } from './presenters/users.js';
 import { transactWrite } from './races.js';
+import { recordUploadRefs } from './upload-refs.js';
 
 /** Comments: Markdown stored as written; oldest first; authors edit, authors and admins delete. */
 type Row = CommentsTable & { username: string | null; name: string | null; avatar: string | null };
@@ -83,6 +84,9 @@ export async function createComment(ctx: Ctx, projectRef: string, ticketRef: str
         updated_at: now,
       })
       .execute();
+    await recordUploadRefs(ctx, tx, [
+      { place: { projectId: project.id, ticketId: ticket.id, commentId: id }, text: content, before: null },
+    ]);
     await notifyCommentCreated(ctx, tx, emit, project, ticket, content);
     const out = present(await commentOf(tx, ticket.id, id));
     emit({ scope: 'project', type: 'comment.created', projectId: project.id, data: out });
@@ -105,6 +109,13 @@ export async function updateComment(
     if (row.author_id !== actor.userId) throw forbidden();
     const now = nowIso();
     await tx.updateTable('comments').set({ content, updated_at: now }).where('id', '=', row.id).execute();
+    await recordUploadRefs(ctx, tx, [
+      {
+        place: { projectId: project.id, ticketId: ticket.id, commentId: row.id },
+        text: content,
+        before: row.content,
+      },
+    ]);
     await notifyCommentEdited(ctx, tx, emit, project, ticket.id, row.content, content);
     const out = present({ ...row, content, updated_at: now });
     emit({ scope: 'project', type: 'comment.updated', projectId: project.id, data: out });

@@ -15,6 +15,7 @@ import { newId, nowIso } from './ids.js';
 import { presentTemplates } from './presenters/templates.js';
 import { transactWrite } from './races.js';
 import { memberUsers, unique } from './ticket-refs.js';
+import { recordUploadRefs } from './upload-refs.js';
 
 /**
  * Ticket templates (docs/decisions/050-ticket-templates.md): every member reads them; project
@@ -204,6 +205,9 @@ export async function createTemplate(ctx: Ctx, ref: string, body: CreateTemplate
     const order = place([...rows.map((r) => r.id), row.id], row.id, body.position);
     for (const id of await renumber(tx, [...rows, row], order, undefined)) changed.add(id);
     changed.delete(row.id);
+    await recordUploadRefs(ctx, tx, [
+      { place: { projectId: project.id, templateId: row.id }, text: row.description, before: null },
+    ]);
     await audit(tx, ctx, {
       action: 'template.created',
       target: { type: 'ticket_template', id: row.id },
@@ -250,6 +254,14 @@ export async function updateTemplate(ctx: Ctx, ref: string, templateId: string, 
         .where('id', '=', before.id)
         .execute()
         .catch(uniqueToConflict);
+      if (set.description !== undefined)
+        await recordUploadRefs(ctx, tx, [
+          {
+            place: { projectId: project.id, templateId: before.id },
+            text: set.description,
+            before: before.description,
+          },
+        ]);
       await audit(tx, ctx, {
         action: 'template.updated',
         target: { type: 'ticket_template', id: before.id },

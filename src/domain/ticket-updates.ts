@@ -29,6 +29,7 @@ import {
   resolveRefs,
   str,
 } from './ticket-refs.js';
+import { recordUploadRefs } from './upload-refs.js';
 
 type Fields = Omit<UpdateTicketBody, 'order' | keyof RefBody>;
 type Body = Fields & { order?: number };
@@ -330,6 +331,26 @@ export async function emitTickets(
   return views;
 }
 
+/** The uploaded files a new description shows (src/domain/upload-refs.ts); nothing when it is not changed. */
+function recordDescriptionUploads(
+  ctx: Ctx,
+  tx: Tx,
+  project: ProjectsTable,
+  tickets: TicketsTable[],
+  description: string | null | undefined,
+) {
+  if (description === undefined) return;
+  return recordUploadRefs(
+    ctx,
+    tx,
+    tickets.map((t) => ({
+      place: { projectId: project.id, ticketId: t.id },
+      text: description,
+      before: t.description,
+    })),
+  );
+}
+
 /** Changes any fields; `columnId` and `order` move it (ticket.moved), anything else is ticket.updated. */
 export async function updateTicket(
   ctx: Ctx,
@@ -362,6 +383,7 @@ export async function updateTicket(
       nowIso(),
       locked?.column.id,
     );
+    await recordDescriptionUploads(ctx, tx, project, [ticket], body.description);
     const reader = linkReader(actor);
     if (results.length === 0) return (await presentTicketsFull(tx, project.key, [ticket.id], reader))[0];
     const [out] = await emitTickets(tx, emit, project, results, reader);
@@ -419,6 +441,7 @@ export async function bulkUpdateTickets(ctx: Ctx, projectRef: string, body: z.in
     const tickets = await ticketsForBulk(tx, project, body.ticketIds, ctx);
     const refs = await resolveRefs(tx, project, body.updates);
     const results = await applyUpdates(ctx, tx, project, tickets, body.updates, refs, actor.userId, nowIso());
+    await recordDescriptionUploads(ctx, tx, project, tickets, body.updates.description);
     const reader = linkReader(actor);
     const changed = new Set(results.map((r) => r.id));
     const views = await emitTickets(tx, emit, project, results, reader);

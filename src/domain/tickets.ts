@@ -21,6 +21,7 @@ import { writeHistoryOf } from './ticket-history.js';
 import { resolveRefs, unique } from './ticket-refs.js';
 import { emitTickets, ticketsForBulk } from './ticket-updates.js';
 import { trashTickets } from './trash-snapshot.js';
+import { recordUploadRefs } from './upload-refs.js';
 
 export { bulkUpdateTickets, updateTicket } from './ticket-updates.js';
 
@@ -105,6 +106,9 @@ export async function createTicket(ctx: Ctx, projectRef: string, body: CreateTic
     }
     if (number === null) throw new Error('a ticket written without a check is written');
     row.number = number;
+    await recordUploadRefs(ctx, tx, [
+      { place: { projectId: project.id, ticketId: row.id }, text: row.description, before: null },
+    ]);
     await recordSprintChange(tx, row, null, row.sprint_id, now);
     await notifyTicketCreated(ctx, tx, emit, project, row);
     // At the end of its column: its order is counted from there.

@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { TicketsTable } from '../db/types.js';
+import { recordUploadRefsFromText } from '../db/upload-refs.js';
 import { ERR } from '../shared/errors.js';
 import { projectAccess, roleAtLeast } from './access.js';
 import { audit } from './audit.js';
@@ -42,6 +44,27 @@ async function members(tx: Tx, projectId: string, ids: (string | null)[]): Promi
     .where('user_id', 'in', wanted)
     .execute();
   return new Set(rows.map((r) => r.user_id));
+}
+
+/**
+ * The uploaded files its description and comments showed, for those files that still exist; a
+ * snapshot made before migration 115 has none, and they are recorded from its texts then.
+ */
+async function restoreUploadRefs(tx: Tx, snap: TrashSnapshot) {
+  if (!snap.uploads) {
+    await recordUploadRefsFromText(tx as unknown as Kysely<any>, [snap.ticket.id]);
+    return;
+  }
+  const ids = [...new Set(snap.uploads.map((u) => u.upload_id))];
+  if (ids.length === 0) return;
+  const found = new Set(
+    (await tx.selectFrom('uploads').select('id').where('id', 'in', ids).execute()).map((u) => u.id),
+  );
+  await insertChunked(
+    tx,
+    'upload_refs',
+    snap.uploads.filter((u) => found.has(u.upload_id)),
+  );
 }
 
 /**
@@ -171,6 +194,7 @@ export async function restoreTrashed(ctx: Ctx, projectRef: string, trashId: stri
     await insertChunked(tx, 'ticket_history', byUser(snap.history, 'changed_by'));
     const sprintRows = snap.sprints.filter((s) => sprintById.has(s.sprint_id));
     await insertChunked(tx, 'sprint_ticket_history', sprintRows);
+    await restoreUploadRefs(tx, snap);
     if (snap.imports.length)
       await tx
         .insertInto('import_sources')

@@ -8,6 +8,7 @@ import type {
   TicketHistoryTable,
   TicketLinksTable,
   TicketsTable,
+  UploadRefsTable,
 } from '../db/types.js';
 import type { Tx } from './context.js';
 import { newId } from './ids.js';
@@ -31,6 +32,11 @@ export interface TrashSnapshot {
   imports: ImportSourcesTable[];
   /** Its subtasks when it was deleted (they were detached); a restore attaches those still free. */
   children: string[];
+  /**
+   * The uploaded files its description and comments showed (decision 058); absent in snapshots
+   * made before migration 115, whose restore records them from the texts.
+   */
+  uploads?: UploadRefsTable[];
 }
 
 /**
@@ -63,7 +69,7 @@ const groupBy = <T>(rows: T[], key: (r: T) => string) => {
 /** The snapshots of tickets about to be deleted, read in the deleting transaction. */
 export async function snapshotTickets(tx: Tx, tickets: TicketsTable[]): Promise<TrashSnapshot[]> {
   const ids = tickets.map((t) => t.id);
-  const [labels, watchers, links, comments, attachments, history, sprints, imports, children] =
+  const [labels, watchers, links, comments, attachments, history, sprints, imports, children, uploads] =
     await Promise.all([
       tx
         .selectFrom('ticket_labels')
@@ -88,6 +94,7 @@ export async function snapshotTickets(tx: Tx, tickets: TicketsTable[]): Promise<
       tx.selectFrom('sprint_ticket_history').selectAll().where('ticket_id', 'in', ids).execute(),
       tx.selectFrom('import_sources').selectAll().where('ticket_id', 'in', ids).execute(),
       tx.selectFrom('tickets').select(['id', 'parent_id']).where('parent_id', 'in', ids).execute(),
+      tx.selectFrom('upload_refs').selectAll().where('ticket_id', 'in', ids).execute(),
     ]);
   const byTicket = <T extends { ticket_id: string }>(rows: T[]) => groupBy(rows, (r) => r.ticket_id);
   const labelsOf = byTicket(labels);
@@ -98,6 +105,7 @@ export async function snapshotTickets(tx: Tx, tickets: TicketsTable[]): Promise<
   const sprintsOf = byTicket(sprints);
   const importsOf = byTicket(imports);
   const childrenOf = groupBy(children, (c) => c.parent_id ?? '');
+  const uploadsOf = groupBy(uploads, (u) => u.ticket_id ?? '');
   return tickets.map((ticket) => ({
     version: 1 as const,
     ticket,
@@ -110,6 +118,7 @@ export async function snapshotTickets(tx: Tx, tickets: TicketsTable[]): Promise<
     sprints: sprintsOf.get(ticket.id) ?? [],
     imports: importsOf.get(ticket.id) ?? [],
     children: (childrenOf.get(ticket.id) ?? []).map((c) => c.id),
+    uploads: uploadsOf.get(ticket.id) ?? [],
   }));
 }
 

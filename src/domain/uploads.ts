@@ -14,6 +14,7 @@ import { actorOf, type Ctx } from './context.js';
 import { badRequest, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
 import { getSettings } from './settings.js';
+import { shownToMember } from './upload-refs.js';
 
 /** GET /api/upload: the upload configuration read model, from the system settings. */
 export async function getUploadConfig(ctx: Ctx) {
@@ -120,9 +121,11 @@ export interface ServedFile {
 }
 
 /**
- * The record behind `/uploads/<kind>/<name>`, if the caller may read it: avatars and uploaded
- * files are for every signed-in user, attachments for members of their project (and system
- * administrators). Anything else, unknown names included, is 404 so nothing is revealed.
+ * The record behind `/uploads/<kind>/<name>`, if the caller may read it: avatars are for every
+ * signed-in user; attachments for members of their project (and system administrators); uploaded
+ * files for the members of the projects whose tickets, comments or templates show them, their
+ * uploader and system administrators (src/domain/upload-refs.ts). Anything else, unknown names
+ * included, is 404 so nothing is revealed.
  */
 export async function findServedFile(ctx: Ctx, kind: string, name: string): Promise<ServedFile> {
   const actor = actorOf(ctx);
@@ -136,10 +139,16 @@ export async function findServedFile(ctx: Ctx, kind: string, name: string): Prom
   if (kind === 'files') {
     const row = await db
       .selectFrom('uploads')
-      .select(['mime_type', 'filename'])
+      .select(['id', 'uploader_id', 'mime_type', 'filename'])
       .where('stored_name', '=', name)
       .executeTakeFirst();
     if (!row) throw notFound();
+    // Its uploader, administrators by session, and members of a project that shows it (upload-refs.ts).
+    const mayRead =
+      actor.isSystemAdmin ||
+      row.uploader_id === actor.userId ||
+      (await shownToMember(db, row.id, actor.userId));
+    if (!mayRead) throw notFound();
     return { kind, name, mimeType: row.mime_type, filename: row.filename };
   }
   const row = await db

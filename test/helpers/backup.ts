@@ -383,16 +383,29 @@ export async function populate(app: FastifyInstance): Promise<Populated> {
       .execute();
   }
   const upload = await putFile(app, 'files', Buffer.from('plain text upload\n'), 'txt');
+  const uploadId = newId();
   await db
     .insertInto('uploads')
     .values({
-      id: newId(),
+      id: uploadId,
       uploader_id: bob.userId,
       filename: 'notes.txt',
       mime_type: 'text/plain',
       size: 18,
       stored_name: upload,
       created_at: now,
+    })
+    .execute();
+  // Where the upload is shown (migration 115): the parent ticket's description.
+  await db
+    .insertInto('upload_refs')
+    .values({
+      id: newId(),
+      upload_id: uploadId,
+      project_id: p0,
+      ticket_id: parent,
+      comment_id: null,
+      template_id: null,
     })
     .execute();
   await db

@@ -23,7 +23,7 @@ import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage
  * of the instance it was copied from (docs/decisions/040-webhooks.md).
  */
 export const BACKUP_FORMAT = 'docket-backup';
-export const BACKUP_VERSION = 2;
+export const BACKUP_VERSION = 3;
 
 export type BackupTable = Exclude<
   keyof Database,
@@ -79,6 +79,8 @@ export const BACKUP_TABLES = [
   'oidc_identities',
   'import_sources',
   'ticket_templates',
+  // Where uploaded files are shown (migration 115, decision 058): who may read them.
+  'upload_refs',
   // The trash (decision 048): deleted tickets kept 30 days, with their files.
   'trashed_tickets',
   'trashed_files',
@@ -370,6 +372,15 @@ export const ROW_SCHEMAS = {
     updated_at: stamp,
     version: count,
   }),
+  // Since version 3 (migration 115); a restore of an earlier version records them from the texts.
+  upload_refs: z.strictObject({
+    id,
+    upload_id: id,
+    project_id: id,
+    ticket_id: id.nullable(),
+    comment_id: id.nullable(),
+    template_id: id.nullable(),
+  }),
   trashed_tickets: z.strictObject({
     id,
     project_id: id,
@@ -413,6 +424,7 @@ export const KEY_COLUMNS: Record<BackupTable, readonly string[]> = {
   oidc_identities: ['id'],
   import_sources: ['project_id', 'source', 'source_id'],
   ticket_templates: ['id'],
+  upload_refs: ['id'],
   trashed_tickets: ['id'],
   trashed_files: ['stored_name'],
 };
@@ -448,6 +460,13 @@ export const REFERENCES: Partial<Record<BackupTable, Record<string, BackupTable>
   oidc_identities: { user_id: 'users' },
   import_sources: { project_id: 'projects', ticket_id: 'tickets' },
   ticket_templates: { project_id: 'projects', assignee_id: 'users', created_by: 'users' },
+  upload_refs: {
+    upload_id: 'uploads',
+    project_id: 'projects',
+    ticket_id: 'tickets',
+    comment_id: 'comments',
+    template_id: 'ticket_templates',
+  },
   trashed_tickets: { project_id: 'projects', deleted_by: 'users' },
   trashed_files: { trash_id: 'trashed_tickets' },
 };
@@ -532,6 +551,9 @@ export const UPGRADES: Record<number, RowUpgrade> = {
       typeof position === 'number' && Number.isSafeInteger(position) && position >= 0 ? position : -1;
     return [{ table, row: { ...rest, rank: index >= 0 ? rankForIndex(index) : position } }];
   },
+  // Version 3: where uploaded files are shown (`upload_refs`, migration 115). A version-2 file has
+  // none; the restore records them from its texts (recordUploadRefsFromText), as migration 115 did.
+  2: (table, row) => [{ table, row }],
 };
 
 /** The oldest version that can be restored. */

@@ -4,6 +4,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { type Kysely, sql } from 'kysely';
+import { recordUploadRefsFromText } from '../../db/upload-refs.js';
 import type { FileKind } from '../../files/storage.js';
 import { type Services, type Tx, transact } from '../context.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../errors.js';
@@ -221,6 +222,8 @@ export async function restoreBackup(
           endedSessionsOf.push(...sessions.map((r) => r.user_id));
           await deleteEverything(tx, s.db.dialect);
           await insertAll(tx, file, version, checked, opts, progress('writing'));
+          // Files shown by the texts of a backup made before `upload_refs` (version 3).
+          if (version < 3) await recordUploadRefsFromText(tx as unknown as Kysely<any>);
           await ensureSettings(tx);
           emit({ scope: 'all', type: 'database.wiped', data: {} });
         });
