@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { AccountRequestsTable } from '../db/types.js';
-import type { registerBody } from '../shared/accounts.js';
+import { CONFIRMATION_VALID_HOURS, type registerBody } from '../shared/accounts.js';
 import { ERR } from '../shared/errors.js';
 import { queueAccountRequest } from './account-requests.js';
 import type { Ctx, Services, Tx } from './context.js';
@@ -35,7 +35,6 @@ import { createRegistered, register } from './users.js';
  * With it off, registration is as it always was: the account at once, and the taken username or
  * address named in the answer (there is no other way to tell the person registering).
  */
-export const CONFIRM_VALID_HOURS = 24;
 /** Account messages (confirmations, notices) to one address per hour; more requests send nothing. */
 export const ACCOUNT_MAILS_PER_ADDRESS_PER_HOUR = 3;
 
@@ -102,12 +101,12 @@ export async function resolveRegistration(s: Services, tx: Tx, r: AccountRequest
       name: r.name,
       password_hash: r.password_hash,
       created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + CONFIRM_VALID_HOURS * 3_600_000).toISOString(),
+      expires_at: new Date(now.getTime() + CONFIRMATION_VALID_HOURS * 3_600_000).toISOString(),
     })
     .execute();
   // In the fragment, as reset links: not sent to the server by the browser, nor in Referer.
   const link = `${publicBase(s.config)}/confirm-email#token=${encodeURIComponent(token)}`;
-  await queueConfirmationMail(tx, { address: r.email, username: r.username }, link, CONFIRM_VALID_HOURS);
+  await queueConfirmationMail(tx, { address: r.email, username: r.username }, link, CONFIRMATION_VALID_HOURS);
 }
 
 /**

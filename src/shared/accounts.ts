@@ -210,6 +210,9 @@ export const registerOut = z.object({
   isSystemAdmin: z.boolean(),
 });
 
+/** How long a registration's confirmation link works. */
+export const CONFIRMATION_VALID_HOURS = 24;
+
 /**
  * The answer to a registration when new accounts are confirmed by e-mail (202): the same whether
  * the username and address were free or not; what happens next arrives by e-mail.
