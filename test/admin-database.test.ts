@@ -75,6 +75,8 @@ describe('the backup format covers the schema', () => {
         'oauth_codes',
         'oauth_tokens',
         'password_resets',
+        'account_requests',
+        'registration_confirmations',
         'oidc_logins',
         'webhooks',
         'webhook_deliveries',

@@ -50,6 +50,7 @@ const EXPECT: Record<string, Row> = {
   'GET /api/auth/options': ALL_200,
   'POST /api/auth/forgot': ALL_200,
   'POST /api/auth/reset': [400, 400, 400, 400, 400, 400, 400],
+  'POST /api/auth/confirm': [400, 400, 400, 400, 400, 400, 400],
   'GET /api/auth/oidc/start': [302, 302, 302, 302, 302, 302, 302],
   'GET /api/auth/oidc/callback': [302, 302, 302, 302, 302, 302, 302],
   'GET /api/openapi.json': ALL_200,
@@ -348,6 +349,7 @@ const PREPARE: Record<string, (actor: Actor) => Promise<Partial<Req> & { params?
     }),
     'POST /api/auth/forgot': async () => ({ json: { email: `${unique('nobody')}@example.com` } }),
     'POST /api/auth/reset': async () => ({ json: { token: 'x'.repeat(43), password: PASSWORD } }),
+    'POST /api/auth/confirm': async () => ({ json: { token: 'x'.repeat(43), password: PASSWORD } }),
     // Signing out ends the session: use a second session of the same user.
     'POST /api/auth/signout': async (actor) => ({
       json: { callbackUrl: '/' },

@@ -219,6 +219,7 @@ describe('forgotten-password limits and configuration', () => {
         passwordReset: false,
         sso: null,
         passwordSignIn: 'everyone',
+        emailConfirmation: false,
       });
       expect((await clientFor(t.app, {}).get('/api/auth/options')).json().passwordReset).toBe(true);
     } finally {

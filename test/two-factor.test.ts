@@ -155,8 +155,11 @@ describe('two-factor sign-in required by administrators', () => {
       });
       expect((await admin.post('/api/me/two-factor/enable', { code: adminCode })).statusCode).toBe(200);
       const on = await admin.patch('/api/admin/security', { requireTwoFactor: true });
-      expect(on.json()).toEqual({ requireTwoFactor: true });
-      expect((await admin.get('/api/admin/security')).json()).toEqual({ requireTwoFactor: true });
+      expect(on.json()).toEqual({ requireTwoFactor: true, requireEmailConfirmation: false });
+      expect((await admin.get('/api/admin/security')).json()).toEqual({
+        requireTwoFactor: true,
+        requireEmailConfirmation: false,
+      });
 
       const refused = await u.get('/api/projects');
       expect(refused.statusCode).toBe(403);

@@ -60,6 +60,9 @@ export const TABLE_SCOPES: Record<string, TableClass> = {
   webhooks: [],
   webhook_deliveries: [],
   password_resets: [],
+  // Forgotten-password requests, registrations awaiting confirmation: no cached answer shows them.
+  account_requests: [],
+  registration_confirmations: [],
   oidc_logins: [],
   // A provider account linked to a user: no cached answer shows it.
   oidc_identities: [],

@@ -13,6 +13,42 @@ export interface PasswordResetsTable {
   expires_at: string;
 }
 
+/**
+ * A forgotten-password request or a registration awaiting e-mail confirmation (migration 110): the
+ * request writes it whatever account it names; the mail sender claims it like an outbox row and
+ * deletes it in the transaction that acts on it (src/domain/account-requests.ts).
+ */
+export interface AccountRequestsTable {
+  id: string;
+  kind: 'password_reset' | 'registration';
+  /** password_reset: the e-mail address or username as given. */
+  login: string | null;
+  username: string | null;
+  email: string | null;
+  name: string | null;
+  password_hash: string | null;
+  address: string | null;
+  status: 'pending' | 'failed';
+  attempts: number;
+  next_attempt_at: string;
+  claimed_by: string | null;
+  claimed_until: string | null;
+  last_error: string | null;
+  created_at: string;
+}
+
+/** A registered account not yet confirmed (migration 110): created when its link is used. */
+export interface RegistrationConfirmationsTable {
+  id: string;
+  token_hash: string;
+  username: string;
+  email: string;
+  name: string | null;
+  password_hash: string;
+  created_at: string;
+  expires_at: string;
+}
+
 /** A provider account (OpenID Connect issuer and subject) linked to a user (migration 067). */
 export interface OidcIdentitiesTable {
   id: string;

@@ -1,6 +1,7 @@
 import type { Generated } from 'kysely';
 import type { Priority, TicketType } from '../shared/tickets.js';
 import type {
+  AccountRequestsTable,
   OAuthClientsTable,
   OAuthCodesTable,
   OAuthGrantsTable,
@@ -8,6 +9,7 @@ import type {
   OidcIdentitiesTable,
   OidcLoginsTable,
   PasswordResetsTable,
+  RegistrationConfirmationsTable,
   WebhookDeliveriesTable,
   WebhooksTable,
 } from './types-access.js';
@@ -75,6 +77,8 @@ export interface SystemSettingsTable {
   updated_at: string;
   /** 1: every user must turn on two-factor sign-in before using the API (migration 014). */
   require_two_factor: number;
+  /** 1: a registration is confirmed by e-mail before the account exists (migration 110). */
+  require_email_confirmation: number;
 }
 
 export interface ProjectsTable {
@@ -314,10 +318,15 @@ export interface NotificationSettingsTable {
 /** The durable mail outbox: written in the change's transaction, claimed and sent by src/mail. */
 export interface MailOutboxTable {
   id: string;
-  user_id: string;
+  /** Null for mail to an address without an account yet (a registration's confirmation). */
+  user_id: string | null;
   project_id: string | null;
-  /** `password_reset`: a forgotten-password link (no project, no unsubscribe link). */
-  kind: 'instant' | 'digest' | 'password_reset';
+  /**
+   * `password_reset`: a forgotten-password link; `account_confirmation`: a registration's
+   * confirmation link; `account_notice`: a registration that named a taken address or username.
+   * Account mail has no project and no unsubscribe link.
+   */
+  kind: 'instant' | 'digest' | 'password_reset' | 'account_confirmation' | 'account_notice';
   to_address: string;
   subject: string;
   text_body: string;
@@ -409,6 +418,8 @@ export interface Database {
   trashed_tickets: TrashedTicketsTable;
   trashed_files: TrashedFilesTable;
   password_resets: PasswordResetsTable;
+  account_requests: AccountRequestsTable;
+  registration_confirmations: RegistrationConfirmationsTable;
   oidc_identities: OidcIdentitiesTable;
   oidc_logins: OidcLoginsTable;
   webhooks: WebhooksTable;
@@ -536,6 +547,8 @@ export const TABLES_IN_ORDER = [
   'oauth_codes',
   'oauth_tokens',
   'password_resets',
+  'account_requests',
+  'registration_confirmations',
   'oidc_identities',
   'oidc_logins',
   'webhooks',

@@ -7,7 +7,7 @@ import type { Logger } from './context.js';
 
 /**
  * The claim/lease pattern of Docket's outboxes (the notification e-mail in src/mail, the webhook
- * deliveries in src/webhooks): rows with `status = 'pending'`, `attempts`, `next_attempt_at`,
+ * deliveries in src/webhooks, the account requests of src/domain/account-requests.ts): rows with `status = 'pending'`, `attempts`, `next_attempt_at`,
  * `claimed_by` and `claimed_until`, shared by every instance.
  *
  * - A row is claimed in one statement: `attempts + 1`, the worker's name and a lease. On PostgreSQL
@@ -18,7 +18,7 @@ import type { Logger } from './context.js';
  *
  * Delivery is therefore at least once; a row leaves `pending` only after the receiver accepted it.
  */
-export type OutboxTable = 'mail_outbox' | 'webhook_deliveries';
+export type OutboxTable = 'mail_outbox' | 'webhook_deliveries' | 'account_requests';
 
 /** A worker's name: host, process and a random part (a restarted process is another worker). */
 export const workerName = () => `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;

@@ -1,7 +1,8 @@
 import { ERR } from '../shared/errors.js';
+import { queueAccountRequest } from './account-requests.js';
 import { audit } from './audit.js';
 import { findUserByLogin } from './auth.js';
-import type { Ctx } from './context.js';
+import type { Ctx, Services, Tx } from './context.js';
 import { type EndedCredentials, endCredentials } from './credentials.js';
 import { badRequest, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
@@ -14,7 +15,8 @@ import { hashToken, newSessionToken } from './tokens.js';
  * Forgotten passwords (docs/security.md, docs/decisions/043-sso-and-password-reset.md): a request
  * by e-mail address or username answers the same whether or not an account matches; a matching
  * active account with an e-mail address gets a single-use link valid one hour, through the mail
- * outbox. Only the SHA-256 of the link's token is stored.
+ * outbox. Only the SHA-256 of the link's token is stored. The request is queued and the link made
+ * by the mail sender (src/domain/account-requests.ts), so the answer takes as long either way.
  */
 export const RESET_VALID_MINUTES = 60;
 /** Links sent to one account per hour; more requests answer the same and send nothing. */
@@ -26,53 +28,64 @@ export function assertPasswordResetAvailable(ctx: Ctx): void {
 }
 
 /**
- * Sends a reset link when an account matches (active, with an e-mail address, allowed to sign in
- * with a password); says nothing about whether one did.
+ * A forgotten-password request: queued for the mail sender in one statement, whatever the login
+ * names, so that the request does the same work and takes the same time for a known address as for
+ * an unknown one (docs/decisions/057-account-discovery-and-origin.md). `sendPasswordResetLink` acts
+ * on it.
  */
 export async function requestPasswordReset(ctx: Ctx, login: string): Promise<void> {
   assertPasswordResetAvailable(ctx);
-  const db = ctx.db.kysely;
+  await queueAccountRequest(ctx, { kind: 'password_reset', login: login.trim().slice(0, 320) });
+}
+
+/**
+ * Acts on a queued request, in the mail sender's transaction: when an account matches (active, with
+ * an e-mail address, allowed to sign in with a password) and has had fewer than three links in the
+ * last hour, a link is stored and its message written to the mail outbox. Nothing else happens
+ * otherwise.
+ */
+export async function sendPasswordResetLink(
+  s: Services,
+  tx: Tx,
+  request: { login: string; address: string | null },
+): Promise<void> {
   const now = new Date();
-  await db.deleteFrom('password_resets').where('expires_at', '<=', now.toISOString()).execute();
-  const user = await findUserByLogin(db, login);
+  const user = await findUserByLogin(tx, request.login);
   if (!user?.email || user.is_active !== 1) return;
   // With single sign-on only, passwords are for administrators (their way in when the provider is down).
-  if (ctx.config.oidc?.only && user.is_system_admin !== 1) return;
-  const email = user.email;
+  if (s.config.oidc?.only && user.is_system_admin !== 1) return;
+  const since = new Date(now.getTime() - 3_600_000).toISOString();
+  const recent = await tx
+    .selectFrom('password_resets')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', user.id)
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow();
+  if (Number(recent.n) >= RESETS_PER_ACCOUNT_PER_HOUR) return;
   const token = newSessionToken();
-  await db.transaction().execute(async (tx) => {
-    const since = new Date(now.getTime() - 3_600_000).toISOString();
-    const recent = await tx
-      .selectFrom('password_resets')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('user_id', '=', user.id)
-      .where('created_at', '>', since)
-      .executeTakeFirstOrThrow();
-    if (Number(recent.n) >= RESETS_PER_ACCOUNT_PER_HOUR) return;
-    await tx
-      .insertInto('password_resets')
-      .values({
-        id: newId(),
-        user_id: user.id,
-        token_hash: hashToken(token),
-        created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + RESET_VALID_MINUTES * 60_000).toISOString(),
-      })
-      .execute();
-    // The token travels in the fragment: browsers do not send it to the server or in Referer.
-    const link = `${publicBase(ctx.config)}/reset-password#token=${encodeURIComponent(token)}`;
-    await queuePasswordResetMail(
-      tx,
-      { userId: user.id, address: email, username: user.username },
-      link,
-      RESET_VALID_MINUTES,
-    );
-    await audit(tx, ctx, {
-      action: 'account.password_reset_requested',
-      actor: null,
-      target: { type: 'user', id: user.id },
-    });
-  });
+  await tx
+    .insertInto('password_resets')
+    .values({
+      id: newId(),
+      user_id: user.id,
+      token_hash: hashToken(token),
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + RESET_VALID_MINUTES * 60_000).toISOString(),
+    })
+    .execute();
+  // The token travels in the fragment: browsers do not send it to the server or in Referer.
+  const link = `${publicBase(s.config)}/reset-password#token=${encodeURIComponent(token)}`;
+  await queuePasswordResetMail(
+    tx,
+    { userId: user.id, address: user.email, username: user.username },
+    link,
+    RESET_VALID_MINUTES,
+  );
+  await audit(
+    tx,
+    { actor: null, address: request.address },
+    { action: 'account.password_reset_requested', actor: null, target: { type: 'user', id: user.id } },
+  );
 }
 
 /**

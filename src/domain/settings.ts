@@ -7,6 +7,7 @@ import { audit } from './audit.js';
 import type { Ctx, Services, Tx } from './context.js';
 import { badRequest, invalidField } from './errors.js';
 import { nowIso } from './ids.js';
+import { mailEnabled } from './notifications/settings.js';
 
 export const SETTINGS_ID = 'system';
 
@@ -34,6 +35,7 @@ export function defaultSettingsRow(): SystemSettingsTable {
     allowed_document_types: JSON.stringify(d.allowedDocumentTypes),
     updated_at: nowIso(),
     require_two_factor: 0,
+    require_email_confirmation: 0,
   };
 }
 
@@ -100,14 +102,20 @@ export async function updateSettings(
 export async function getSecuritySettings(s: Services | Ctx) {
   const row = await s.db.kysely
     .selectFrom('system_settings')
-    .select('require_two_factor')
+    .select(['require_two_factor', 'require_email_confirmation'])
     .where('id', '=', SETTINGS_ID)
     .executeTakeFirst();
-  return { requireTwoFactor: row?.require_two_factor === 1 };
+  return {
+    requireTwoFactor: row?.require_two_factor === 1,
+    requireEmailConfirmation: row?.require_email_confirmation === 1,
+  };
 }
 
-/** PATCH /api/admin/security. */
-export async function updateSecuritySettings(ctx: Ctx, input: { requireTwoFactor: boolean }) {
+/** PATCH /api/admin/security: the fields given. */
+export async function updateSecuritySettings(
+  ctx: Ctx,
+  input: { requireTwoFactor?: boolean; requireEmailConfirmation?: boolean },
+) {
   // Requiring it of everyone while not having it would lock the administrator out at once.
   if (input.requireTwoFactor) {
     const me = await ctx.db.kysely
@@ -117,13 +125,16 @@ export async function updateSecuritySettings(ctx: Ctx, input: { requireTwoFactor
       .executeTakeFirst();
     if (me?.two_factor_enabled !== 1) throw badRequest(ERR.twoFactorSelfFirst);
   }
+  // Confirmations travel by e-mail: without it, nobody could register any more.
+  if (input.requireEmailConfirmation && !mailEnabled(ctx.config))
+    throw badRequest(ERR.emailConfirmationNeedsMail);
+  const patch: Partial<SystemSettingsTable> = { updated_at: nowIso() };
+  if (input.requireTwoFactor !== undefined) patch.require_two_factor = input.requireTwoFactor ? 1 : 0;
+  if (input.requireEmailConfirmation !== undefined)
+    patch.require_email_confirmation = input.requireEmailConfirmation ? 1 : 0;
   await ensureSettings(ctx.db.kysely);
   await ctx.db.kysely.transaction().execute(async (tx) => {
-    await tx
-      .updateTable('system_settings')
-      .set({ require_two_factor: input.requireTwoFactor ? 1 : 0, updated_at: nowIso() })
-      .where('id', '=', SETTINGS_ID)
-      .execute();
+    await tx.updateTable('system_settings').set(patch).where('id', '=', SETTINGS_ID).execute();
     await audit(tx, ctx, {
       action: 'admin.settings_updated',
       target: { type: 'settings', id: SETTINGS_ID },

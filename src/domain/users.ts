@@ -60,14 +60,13 @@ async function lockAccounts(s: Services, tx: Tx) {
   if (s.db.dialect === 'postgres') await sql`select pg_advisory_xact_lock(727070003)`.execute(tx);
 }
 
-interface NewUser {
+type NewUser = {
   username: string;
-  password: string;
   email?: string | null;
   name?: string | null;
   isSystemAdmin: boolean;
   mustChangePassword?: boolean;
-}
+} & ({ password: string } | { passwordHash: string });
 
 async function insertUser(tx: Tx, u: NewUser): Promise<UsersTable> {
   const now = nowIso();
@@ -76,7 +75,7 @@ async function insertUser(tx: Tx, u: NewUser): Promise<UsersTable> {
     username: u.username,
     email: u.email ?? null,
     name: u.name ?? null,
-    password_hash: await hashPassword(u.password),
+    password_hash: 'passwordHash' in u ? u.passwordHash : await hashPassword(u.password),
     avatar: null,
     is_system_admin: u.isSystemAdmin ? 1 : 0,
     is_active: 1,
@@ -115,10 +114,24 @@ export async function createUserDirect(
  * administrator is configured through DOCKET_ADMIN_USERNAME.
  */
 export async function register(s: Services, input: z.infer<typeof registerBody>) {
+  const passwordHash = await hashPassword(input.password);
+  return createRegistered(s, { ...input, passwordHash });
+}
+
+/**
+ * Creates a registered account from a password hash (a registration, or a confirmed one:
+ * src/domain/registration.ts). `first` runs in the transaction before the uniqueness check.
+ */
+export async function createRegistered(
+  s: Services,
+  input: { username: string; email?: string | null; name?: string | null; passwordHash: string },
+  first?: (tx: Tx) => Promise<void>,
+) {
   const user = await s.db.kysely
     .transaction()
     .execute(async (tx) => {
       await lockAccounts(s, tx);
+      await first?.(tx);
       await assertUnique(tx, { username: input.username, email: input.email });
       const any = await tx.selectFrom('users').select('id').limit(1).executeTakeFirst();
       return insertUser(tx, { ...input, isSystemAdmin: !any && !s.config.adminUsername });

@@ -1,5 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { Db } from '../db/connect.js';
+import { processAccountRequests } from '../domain/account-request-worker.js';
 import type { Services } from '../domain/context.js';
 import { composeDueDigests } from '../domain/notifications/index.js';
 import { backoffMs as backoff, claimNext, PollingLoop, settle, workerName } from '../domain/outbox.js';
@@ -66,8 +67,17 @@ export class MailSender {
 
   private lastPrune = 0;
 
-  /** Composes due digests, then sends every due message, one at a time; hourly, forgets old sent ones. */
+  /**
+   * Acts on queued account requests (forgotten passwords, registrations to confirm) and composes due
+   * digests, then sends every due message, one at a time; hourly, forgets old sent ones.
+   */
   async tick(): Promise<number> {
+    await processAccountRequests(
+      this.s,
+      this.name,
+      this.s.config.mailLeaseSeconds,
+      () => this.loop.isStopped,
+    );
     await composeDueDigests(this.s);
     if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
       this.lastPrune = Date.now();

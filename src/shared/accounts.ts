@@ -80,6 +80,8 @@ export const authOptionsOut = z.object({
   sso: z.object({ name: z.string(), url: z.string() }).nullable(),
   /** With `DOCKET_OIDC_ONLY`, password sign-in is for system administrators only. */
   passwordSignIn: z.enum(['everyone', 'admins']),
+  /** New accounts are confirmed by e-mail (an administrators' setting): an e-mail address is required. */
+  emailConfirmation: z.boolean(),
 });
 
 export const signoutBody = z.object({ callbackUrl: z.string().max(2048).optional() }).optional();
@@ -211,6 +213,21 @@ export const registerOut = z.object({
   email: z.string().nullable(),
   name: z.string().nullable(),
   isSystemAdmin: z.boolean(),
+});
+
+/** How long a registration's confirmation link works. */
+export const CONFIRMATION_VALID_HOURS = 24;
+
+/**
+ * The answer to a registration when new accounts are confirmed by e-mail (202): the same whether
+ * the username and address were free or not; what happens next arrives by e-mail.
+ */
+export const registrationQueuedOut = z.object({ confirmationRequired: z.literal(true) });
+
+/** Confirms a registration with its link's token and the password chosen when registering. */
+export const confirmRegistrationBody = z.object({
+  token: z.string().trim().min(20).max(200),
+  password: z.string().min(1).max(LIMITS.passwordMax),
 });
 
 /** The signed-in user of a session (sign-in answer and GET /api/auth/session). */

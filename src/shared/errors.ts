@@ -78,6 +78,11 @@ export const ERR = {
   // Forgotten passwords and single sign-on (issue 19, docs/security.md).
   passwordResetOff: 'Password reset by e-mail is not available',
   invalidResetLink: 'This reset link is invalid, used or expired: ask for a new one',
+  // E-mail confirmation of new accounts (issue 49, docs/security.md).
+  invalidConfirmationLink: 'This confirmation link is invalid, used or expired: register again',
+  emailConfirmationNeedsMail: 'E-mail confirmation needs e-mail: set DOCKET_SMTP_URL and DOCKET_MAIL_FROM',
+  registrationNeedsMail:
+    'Registration is unavailable: new accounts are confirmed by e-mail, which is not configured',
   ssoOff: 'Single sign-on is not configured',
   ssoOnly: 'Password sign-in is off: use single sign-on',
   ssoFailed: 'Single sign-on failed: try again',

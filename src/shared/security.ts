@@ -104,5 +104,16 @@ export const twoFactorDisableBody = z.strictObject({
 });
 
 /** GET/PATCH /api/admin/security. */
-export const securitySettingsOut = z.object({ requireTwoFactor: z.boolean() });
-export const securitySettingsBody = z.strictObject({ requireTwoFactor: z.boolean() });
+export const securitySettingsOut = z.object({
+  requireTwoFactor: z.boolean(),
+  /** New accounts are confirmed by e-mail before they exist (needs e-mail configured). */
+  requireEmailConfirmation: z.boolean(),
+});
+export const securitySettingsBody = z
+  .strictObject({
+    requireTwoFactor: z.boolean().optional(),
+    requireEmailConfirmation: z.boolean().optional(),
+  })
+  .refine((b) => b.requireTwoFactor !== undefined || b.requireEmailConfirmation !== undefined, {
+    message: 'Give requireTwoFactor or requireEmailConfirmation',
+  });

@@ -8,6 +8,7 @@ import { Shell } from './components/Shell';
 import { Button, EmptyState, ErrorState, Skeleton } from './components/ui';
 import { useDocumentTitle } from './hooks/title';
 import { ForgotPasswordPage, RegisterPage, ResetPasswordPage, SignInPage } from './pages/auth';
+import { ConfirmEmailPage } from './pages/confirm-email';
 import { OAuthConsentPage } from './pages/oauth-consent';
 import { PasswordSection } from './pages/profile-access';
 import { TwoFactorSection } from './pages/profile-two-factor';
@@ -177,6 +178,9 @@ export function App() {
       </Route>
       <Route path="/reset-password">
         <ResetPasswordPage />
+      </Route>
+      <Route path="/confirm-email">
+        <ConfirmEmailPage />
       </Route>
       <Route>
         <Authenticated />

@@ -19,6 +19,8 @@ import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage
  * every OAuth client out (docs/decisions/044-oauth-for-mcp.md).
  * Nor are forgotten-password links and single sign-ons under way (short-lived secrets, like
  * sessions); links to single sign-on accounts are (docs/decisions/043-sso-and-password-reset.md).
+ * Nor are forgotten-password requests and registrations awaiting their confirmation
+ * (docs/decisions/057-account-discovery-and-origin.md).
  * Nor are webhooks and their deliveries: a restored copy must not start posting to the receivers
  * of the instance it was copied from (docs/decisions/040-webhooks.md).
  */
@@ -43,6 +45,9 @@ export type BackupTable = Exclude<
   // Short-lived secrets, like sessions (decision 043).
   | 'password_resets'
   | 'oidc_logins'
+  // Requests under way and accounts not yet confirmed: short-lived secrets too (decision 057).
+  | 'account_requests'
+  | 'registration_confirmations'
   // A restored copy must not post to the original's receivers (decision 040).
   | 'webhooks'
   | 'webhook_deliveries'
@@ -169,6 +174,7 @@ export const ROW_SCHEMAS = {
     allowed_document_types: jsonStringList,
     updated_at: stamp,
     require_two_factor: flag.default(0),
+    require_email_confirmation: flag.default(0),
   }),
   projects: z.strictObject({
     id,

@@ -53,6 +53,9 @@ export async function deleteEverything(tx: Tx, dialect: 'sqlite' | 'postgres'): 
   if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(727070010)`.execute(tx);
   await tx.deleteFrom('events').execute();
   await tx.deleteFrom('mail_outbox').execute();
+  // Requests under way and unconfirmed registrations belong to the data being replaced.
+  await tx.deleteFrom('account_requests').execute();
+  await tx.deleteFrom('registration_confirmations').execute();
   // OAuth clients and grants are not backed up: a restore or wipe signs every client out.
   for (const table of ['oauth_tokens', 'oauth_codes', 'oauth_grants', 'oauth_clients'] as const)
     await tx.deleteFrom(table).execute();

@@ -58,7 +58,7 @@ export async function verifyUnsubscribeToken(db: Db, tx: Tx, token: string): Pro
   return given.length === expected.length && timingSafeEqual(given, expected) ? userId : null;
 }
 
-const escapeHtml = (s: string) =>
+export const escapeHtml = (s: string) =>
   s.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
@@ -130,10 +130,11 @@ function digest(config: Config, items: NotificationOut[], unsubscribe: string): 
 }
 
 /** Writes one message to the outbox, in the caller's transaction; the sender delivers it. */
-async function writeOutbox(
+export async function writeOutbox(
   tx: Tx,
   m: Message & {
-    userId: string;
+    /** Null for an address without an account (a registration's confirmation). */
+    userId: string | null;
     address: string;
     kind: MailOutboxTable['kind'];
     projectId: string | null;

@@ -63,7 +63,13 @@ export function clearSessionCookie(reply: FastifyReply, config: Config) {
   });
 }
 
-/** True when the Origin names this site: the request's own Host, or the public URL. */
+/**
+ * True when the Origin names this site, scheme included: the public URL's origin, or the request's
+ * own (its scheme is https only over TLS or when a trusted proxy says so in X-Forwarded-Proto;
+ * its host is the Host header, or X-Forwarded-Host from a trusted proxy). With DOCKET_PUBLIC_URL
+ * set, its host under another scheme is another site, even when the request itself came over
+ * that scheme (a TLS-terminating proxy that also serves plain http).
+ */
 function sameSite(request: FastifyRequest, origin: string, config: Config): boolean {
   let o: URL;
   try {
@@ -71,13 +77,17 @@ function sameSite(request: FastifyRequest, origin: string, config: Config): bool
   } catch {
     return false;
   }
-  if (config.publicUrl && new URL(config.publicUrl).origin === o.origin) return true;
-  // Fastify reads X-Forwarded-Host only from a trusted proxy (DOCKET_TRUST_PROXY).
+  if (config.publicUrl) {
+    const pub = new URL(config.publicUrl);
+    if (pub.origin === o.origin) return true;
+    if (pub.host === o.host) return false;
+  }
+  // Fastify reads X-Forwarded-Host and -Proto only from a trusted proxy (DOCKET_TRUST_PROXY).
   const host = request.host;
   if (!host) return false;
   try {
-    // Normalise default ports the same way on both sides (Host: example.com:80 equals http://example.com).
-    return new URL(`${o.protocol}//${host}`).host === o.host;
+    // Default ports are normalised the same way on both sides (Host: example.com:80 is http://example.com).
+    return new URL(`${request.protocol}://${host}`).origin === o.origin;
   } catch {
     return false;
   }

@@ -5,13 +5,16 @@ import { AppError } from '../../domain/errors.js';
 import { mailEnabled } from '../../domain/notifications/settings.js';
 import { requestPasswordReset, resetPassword } from '../../domain/password-reset.js';
 import { WindowCounter } from '../../domain/rate-limit.js';
-import { register } from '../../domain/users.js';
+import { confirmRegistration, registerAccount } from '../../domain/registration.js';
+import { getSecuritySettings } from '../../domain/settings.js';
 import {
   authOptionsOut,
+  confirmRegistrationBody,
   forgotPasswordBody,
   loginBody,
   registerBody,
   registerOut,
+  registrationQueuedOut,
   resetPasswordBody,
   sessionOut,
   signedInOut,
@@ -39,19 +42,47 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     config.registerWindowSeconds * 1000,
   );
 
+  const registrationOpen = async (req: { ip: string }) => {
+    await registrations.take(req.ip);
+    if (config.registration === 'closed' || config.oidc?.only)
+      throw new AppError(403, ERR.registrationClosed);
+  };
+
   app.post(
     '/api/auth/register',
     {
-      schema: { tags, summary: 'Register an account', response: { 201: registerOut }, body: registerBody },
+      schema: {
+        tags,
+        summary:
+          'Register an account; with e-mail confirmation on, 202 whatever the username and address, and the rest by e-mail',
+        response: { 201: registerOut, 202: registrationQueuedOut },
+        body: registerBody,
+      },
       config: { auth: 'public' },
       // Count the attempt before validation, so that invalid attempts are limited too.
-      onRequest: async (req) => {
-        await registrations.take(req.ip);
-        if (config.registration === 'closed' || config.oidc?.only)
-          throw new AppError(403, ERR.registrationClosed);
-      },
+      onRequest: registrationOpen,
     },
-    async (req, reply) => reply.status(201).send(await register(req.ctx, req.body)),
+    async (req, reply) => {
+      const out = await registerAccount(req.ctx, req.body);
+      return 'confirmationRequired' in out ? reply.status(202).send(out) : reply.status(201).send(out);
+    },
+  );
+
+  app.post(
+    '/api/auth/confirm',
+    {
+      schema: {
+        tags,
+        summary:
+          "Create a registered account with its confirmation link's token and the password chosen; does not sign in",
+        response: { 201: registerOut },
+        body: confirmRegistrationBody,
+      },
+      config: { auth: 'public' },
+      onRequest: registrationOpen,
+    },
+    async (req, reply) =>
+      reply.status(201).send(await confirmRegistration(req.ctx, req.body.token, req.body.password)),
   );
 
   app.get(
@@ -60,11 +91,12 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { tags, summary: 'What the sign-in page offers', response: { 200: authOptionsOut } },
       config: { auth: 'public' },
     },
-    async () => ({
+    async (req) => ({
       registration: config.oidc?.only ? ('closed' as const) : config.registration,
       passwordReset: mailEnabled(config),
       sso: config.oidc ? { name: config.oidc.name, url: `${config.basePath}/api/auth/oidc/start` } : null,
       passwordSignIn: config.oidc?.only ? ('admins' as const) : ('everyone' as const),
+      emailConfirmation: (await getSecuritySettings(req.ctx)).requireEmailConfirmation,
     }),
   );
 

@@ -7,6 +7,7 @@ import type {
   auditPageOut,
   createApiKeyBody,
   createdApiKeyOut,
+  securitySettingsOut,
   sessionItemOut,
 } from '../../shared/security.js';
 import { api } from './client';
@@ -74,11 +75,17 @@ export const disableTwoFactor = (password: string, code: string) =>
 
 export const securitySettingsKey = ['admin-security'] as const;
 
+type SecuritySettings = z.infer<typeof securitySettingsOut>;
+
 export const useSecuritySettings = () =>
   useQuery({
     queryKey: securitySettingsKey,
-    queryFn: () => api<{ requireTwoFactor: boolean }>('/api/admin/security'),
+    queryFn: () => api<SecuritySettings>('/api/admin/security'),
   });
 
 export const setRequireTwoFactor = (requireTwoFactor: boolean) =>
-  api<{ requireTwoFactor: boolean }>('/api/admin/security', { method: 'PATCH', body: { requireTwoFactor } });
+  api<SecuritySettings>('/api/admin/security', { method: 'PATCH', body: { requireTwoFactor } });
+
+/** New accounts confirmed by e-mail before they exist (refused without e-mail configured). */
+export const setRequireEmailConfirmation = (requireEmailConfirmation: boolean) =>
+  api<SecuritySettings>('/api/admin/security', { method: 'PATCH', body: { requireEmailConfirmation } });

@@ -3,8 +3,11 @@ import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
 import type {
   authOptionsOut,
+  confirmRegistrationBody,
   forgotPasswordBody,
   registerBody,
+  registerOut,
+  registrationQueuedOut,
   resetPasswordBody,
 } from '../../shared/accounts.js';
 import { api } from './client';
@@ -22,8 +25,16 @@ export const signIn = (username: string, password: string, code?: string) =>
     quiet401: true,
   });
 
+/** The account (201), or, with e-mail confirmation on, `{confirmationRequired: true}` (202) whatever happened. */
 export const register = (body: z.input<typeof registerBody>) =>
-  api('/api/auth/register', { method: 'POST', body });
+  api<z.infer<typeof registerOut> | z.infer<typeof registrationQueuedOut>>('/api/auth/register', {
+    method: 'POST',
+    body,
+  });
+
+/** Creates a registered account with its confirmation link's token and the chosen password. */
+export const confirmRegistration = (body: z.input<typeof confirmRegistrationBody>) =>
+  api<z.infer<typeof registerOut>>('/api/auth/confirm', { method: 'POST', body });
 
 export const signOut = () => api('/api/auth/signout', { method: 'POST', body: {} });
 

@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { PASSWORD_RULES } from '../../shared/accounts';
+import { CONFIRMATION_VALID_HOURS, PASSWORD_RULES } from '../../shared/accounts';
 import { ERR } from '../../shared/errors';
 import { ApiError, errorText, url } from '../api/client';
 import { qk } from '../api/keys';
@@ -23,7 +23,7 @@ export function nextPath(search: string): string {
 }
 
 /** An error under a sign-in form, in the API's words. */
-function FormAlert({ children, className = '' }: { children: ReactNode; className?: string }) {
+export function FormAlert({ children, className = '' }: { children: ReactNode; className?: string }) {
   return (
     <p role="alert" className={`rounded-md bg-danger-soft px-3 py-2 text-danger ${className}`}>
       {children}
@@ -367,7 +367,12 @@ export function RegisterPage() {
   const qc = useQueryClient();
   const search = useSearch();
   const [, navigate] = useLocation();
+  const options = useAuthOptions();
+  // New accounts confirmed by e-mail (an administrators' setting): the address is required, and
+  // the answer is the same whatever happens; the rest arrives by e-mail.
+  const confirming = options.data?.emailConfirmation === true;
   const [form, setForm] = useState({ username: '', name: '', email: '', password: '' });
+  const [sentTo, setSentTo] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) =>
@@ -379,12 +384,17 @@ export function RegisterPage() {
     setBusy(true);
     setError(null);
     try {
-      await register({
+      const out = await register({
         username: form.username,
         password: form.password,
         email: form.email || undefined,
         name: form.name || undefined,
       });
+      if ('confirmationRequired' in out) {
+        setSentTo(form.email.trim());
+        setBusy(false);
+        return;
+      }
       await signIn(form.username, form.password);
       qc.clear();
       await qc.fetchQuery({ queryKey: qk.session, queryFn: fetchSession });
@@ -395,18 +405,28 @@ export function RegisterPage() {
     }
   };
 
+  const footer = (
+    <>
+      Already have an account?{' '}
+      <Link href={`/sign-in${search ? `?${search}` : ''}`} className="text-accent hover:underline">
+        Sign in
+      </Link>
+    </>
+  );
+
+  if (sentTo)
+    return (
+      <AuthFrame title="Check your e-mail" footer={footer}>
+        <p role="status" className="text-muted">
+          A message is on its way to <strong className="text-fg">{sentTo}</strong>. If the username and
+          address can be used for a new account, it holds a link to confirm it: open it within{' '}
+          {CONFIRMATION_VALID_HOURS} hours and enter the password you chose. If not, it says why.
+        </p>
+      </AuthFrame>
+    );
+
   return (
-    <AuthFrame
-      title="Create your account"
-      footer={
-        <>
-          Already have an account?{' '}
-          <Link href={`/sign-in${search ? `?${search}` : ''}`} className="text-accent hover:underline">
-            Sign in
-          </Link>
-        </>
-      }
-    >
+    <AuthFrame title="Create your account" footer={footer}>
       <form onSubmit={submit} className="flex flex-col gap-3" noValidate>
         <Field label="Username" hint="3-30 letters, digits, dashes or underscores">
           {(id) => (
@@ -423,13 +443,17 @@ export function RegisterPage() {
         <Field label="Display name (optional)">
           {(id) => <Input id={id} name="name" autoComplete="name" value={form.name} onChange={set('name')} />}
         </Field>
-        <Field label="E-mail (optional)">
+        <Field
+          label={confirming ? 'E-mail' : 'E-mail (optional)'}
+          hint={confirming ? 'We send a link to confirm the account to this address.' : undefined}
+        >
           {(id) => (
             <Input
               id={id}
               name="email"
               type="email"
               autoComplete="email"
+              required={confirming}
               value={form.email}
               onChange={set('email')}
             />
@@ -448,7 +472,11 @@ export function RegisterPage() {
           )}
         </Field>
         {error && <FormAlert>{error}</FormAlert>}
-        <Button type="submit" variant="primary" disabled={busy || !form.username || !passwordOk}>
+        <Button
+          type="submit"
+          variant="primary"
+          disabled={busy || !form.username || !passwordOk || (confirming && !form.email.trim())}
+        >
           {busy ? 'Creating account…' : 'Create account'}
         </Button>
       </form>

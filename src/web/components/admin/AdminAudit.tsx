@@ -5,6 +5,7 @@ import {
   type AuditEntry,
   fetchAuditPage,
   securitySettingsKey,
+  setRequireEmailConfirmation,
   setRequireTwoFactor,
   useSecuritySettings,
 } from '../../api/security';
@@ -36,38 +37,65 @@ function describe(e: AuditEntry): string {
   return parts.join(' · ');
 }
 
-/** The security setting: require two-factor sign-in of everyone. */
-function RequireTwoFactor() {
+/** A security setting as a checkbox that saves at once, with the API's refusal under it. */
+function SettingToggle({
+  title,
+  description,
+  label,
+  field,
+  save,
+}: {
+  title: string;
+  description: string;
+  label: string;
+  field: 'requireTwoFactor' | 'requireEmailConfirmation';
+  save: (on: boolean) => Promise<{ requireTwoFactor: boolean; requireEmailConfirmation: boolean }>;
+}) {
   const qc = useQueryClient();
   const settings = useSecuritySettings();
   const [error, setError] = useState<string | null>(null);
   const toggle = async (on: boolean) => {
     setError(null);
     try {
-      qc.setQueryData(securitySettingsKey, await setRequireTwoFactor(on));
+      qc.setQueryData(securitySettingsKey, await save(on));
     } catch (err) {
       setError(errorText(err));
     }
   };
   return (
-    <Section
-      title="Two-factor sign-in"
-      description="Required of everyone: users without it can only turn it on; their API keys stop working until they do."
-    >
+    <Section title={title} description={description}>
       {settings.data && (
         <label className="flex items-center gap-2">
-          <input
-            type="checkbox"
-            checked={settings.data.requireTwoFactor}
-            onChange={(e) => toggle(e.target.checked)}
-          />
-          Require two-factor sign-in for every account
+          <input type="checkbox" checked={settings.data[field]} onChange={(e) => toggle(e.target.checked)} />
+          {label}
         </label>
       )}
       <div className="mt-2">
         <FormError error={error} />
       </div>
     </Section>
+  );
+}
+
+/** The security settings: two-factor sign-in of everyone, e-mail confirmation of new accounts. */
+function SecuritySettings() {
+  return (
+    <>
+      <SettingToggle
+        title="Two-factor sign-in"
+        description="Required of everyone: users without it can only turn it on; their API keys stop working until they do."
+        label="Require two-factor sign-in for every account"
+        field="requireTwoFactor"
+        save={setRequireTwoFactor}
+      />
+      <SettingToggle
+        title="New accounts"
+        description="With confirmation, a registration makes the account only when the link sent to its e-mail address is opened, and its answer never says whether a username or address is taken. Needs e-mail configured. Accounts made by administrators or by single sign-on need no confirmation."
+        label="Confirm new accounts by e-mail"
+        field="requireEmailConfirmation"
+        save={setRequireEmailConfirmation}
+      />
+    </>
   );
 }
 
@@ -89,7 +117,7 @@ export function AdminAudit() {
   const items = log.data?.pages.flatMap((p) => p.items) ?? [];
   return (
     <div className="flex max-w-4xl flex-col gap-4 p-4">
-      <RequireTwoFactor />
+      <SecuritySettings />
       <Section
         title="Audit log"
         description="Sign-ins, account and key changes, administrators' actions and deletions, newest first."
