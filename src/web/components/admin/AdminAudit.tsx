@@ -54,11 +54,15 @@ function SettingToggle({
   const qc = useQueryClient();
   const settings = useSecuritySettings();
   const [error, setError] = useState<string | null>(null);
+  // Applied at once, put back if the server refuses.
   const toggle = async (on: boolean) => {
     setError(null);
+    const before = settings.data;
+    if (before) qc.setQueryData(securitySettingsKey, { ...before, [field]: on });
     try {
       qc.setQueryData(securitySettingsKey, await save(on));
     } catch (err) {
+      qc.setQueryData(securitySettingsKey, before);
       setError(errorText(err));
     }
   };
