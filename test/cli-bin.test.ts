@@ -20,7 +20,7 @@ function runBin(inst: Instance, args: string[]) {
 describe('bin/docket.js', { timeout: 120_000 }, () => {
   let inst: Instance;
   beforeAll(async () => {
-    inst = await instance();
+    inst = await instance({ migrated: false });
   });
   afterAll(async () => inst.drop());
 

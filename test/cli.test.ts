@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../src/config.js';
 import { buildApp } from '../src/server/app.js';
 import { populate, snapshot } from './helpers/backup.js';
-import { bin, docket, type Instance, instance, root } from './helpers/cli.js';
+import { cliEntry, docket, type Instance, instance, root } from './helpers/cli.js';
 import { PASSWORD, signIn } from './helpers/factories.js';
 
 async function appFor(inst: Instance): Promise<{ app: FastifyInstance; config: Config }> {
@@ -22,7 +22,7 @@ const login = (app: FastifyInstance, username: string, password: string) =>
 describe('the docket command line', { timeout: 120_000 }, () => {
   let inst: Instance;
   beforeAll(async () => {
-    inst = await instance();
+    inst = await instance({ migrated: false });
   });
   afterAll(async () => inst.drop());
 
@@ -186,7 +186,7 @@ describe('docket backup and restore', { timeout: 120_000 }, () => {
       expect(piped.code).toBe(0);
       expect(piped.stderr).not.toContain('%');
       // `script` runs the command on a pseudo-terminal.
-      const command = [process.execPath, bin, 'restore', file, '--yes'].map((a) => `'${a}'`).join(' ');
+      const command = [process.execPath, cliEntry(), 'restore', file, '--yes'].map((a) => `'${a}'`).join(' ');
       const onTty = await new Promise<string>((resolve) => {
         execFile(
           '/usr/bin/script',

@@ -1,5 +1,5 @@
 import v8 from 'node:v8';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   BUSY_SHARE,
   collectAndCompact,
@@ -8,6 +8,10 @@ import {
   QUIET_SECONDS,
   SLACK_BYTES,
 } from '../src/heap.js';
+
+// Importing src/heap.ts sets V8's --optimize-for-size for the process: the worker runs other files
+// after this one (vitest.config.ts, decision 061), so the setting is taken back afterwards.
+afterAll(() => v8.setFlagsFromString('--no-optimize-for-size'));
 
 const MB = 1024 * 1024;
 const busy: IdleSample = { busy: 0.9, heapTotal: 100 * MB, heapUsed: 60 * MB };

@@ -33,7 +33,8 @@ async function startInstance(): Promise<ServerProcess> {
     DOCKET_ADMIN_USERNAME: '',
     DOCKET_ADMIN_PASSWORD: '',
     DOCKET_WEBHOOK_ALLOW_PRIVATE: 'true',
-    DOCKET_WEBHOOK_LEASE_SECONDS: '3',
+    // Well above the timeout: a loaded machine's pauses must not let a claim run out mid-delivery.
+    DOCKET_WEBHOOK_LEASE_SECONDS: '10',
     DOCKET_WEBHOOK_TIMEOUT_SECONDS: '2',
     DOCKET_WEBHOOK_BACKOFF_SECONDS: '0.2',
   });

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { dialect, pgUrl } from './app.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -25,9 +26,16 @@ export interface Instance {
   drop(): Promise<void>;
 }
 
-/** A fresh instance for the CLI: a data directory, and on PostgreSQL a fresh database. */
-export async function instance(): Promise<Instance> {
+/**
+ * A fresh instance for the CLI: a data directory, and on PostgreSQL a fresh database. On SQLite it
+ * starts migrated (a copy of the run's template, test/helpers/template-global.ts) unless `migrated`
+ * is false; on PostgreSQL the command line migrates its empty database itself (it has no setting
+ * for the template's schema).
+ */
+export async function instance({ migrated = true }: { migrated?: boolean } = {}): Promise<Instance> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docket-cli-'));
+  if (migrated && dialect === 'sqlite')
+    fs.copyFileSync(inject('sqliteTemplate'), path.join(dataDir, 'docket.db'));
   const env: Record<string, string> = {
     DOCKET_DATA_DIR: dataDir,
     DOCKET_LOG_LEVEL: 'silent',

@@ -3,7 +3,9 @@
  * `node --import tsx test/helpers/smtp-sink.ts <file>`. It prints `listening at http://127.0.0.1:<port>` and appends
  * every accepted message to <file> as one JSON line {messageId, outboxId, to, subject, raw}, before
  * answering 250. Recipients steer it: `tempfail…@` gets 451 for its first two messages, `bounce…@`
- * gets 550 at RCPT, `slow…@` is answered after 400 ms, `hold…@` after 1,500 ms.
+ * gets 550 at RCPT, `slow…@` is answered after 400 ms, `hold…@` after 1,500 ms. The first `gate…@`
+ * message is held, its outbox id written to <file>.held, until a file <file>.release exists; later
+ * ones are answered at once (a test knows then that this message is in flight, and where).
  */
 import fs from 'node:fs';
 import { SMTPServer } from 'smtp-server';
@@ -11,6 +13,13 @@ import { SMTPServer } from 'smtp-server';
 const file = process.argv[2];
 if (!file) throw new Error('usage: smtp-sink.ts <file>');
 const tempFails = new Map<string, number>();
+let gated = false;
+
+/** Answers once <file>.release exists. */
+function whenReleased(then: () => void) {
+  if (fs.existsSync(`${file}.release`)) return then();
+  setTimeout(() => whenReleased(then), 20);
+}
 
 const server = new SMTPServer({
   authOptional: true,
@@ -54,7 +63,13 @@ const server = new SMTPServer({
       };
       if (first.startsWith('slow')) setTimeout(accept, 400);
       else if (first.startsWith('hold')) setTimeout(accept, 1_500);
-      else accept();
+      else if (first.startsWith('gate') && !gated) {
+        gated = true;
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const id = /^X-Docket-Outbox-Id:\s*(.*)$/im.exec(raw.split(/\r?\n\r?\n/)[0])?.[1]?.trim() ?? '';
+        fs.writeFileSync(`${file}.held`, id);
+        whenReleased(accept);
+      } else accept();
     });
   },
 });
