@@ -55,7 +55,7 @@ async function full(c: Client, projectId: string, ticketId: string) {
 async function commentsOf(c: Client, projectId: string, ticketId: string) {
   const res = await c.get(`/api/projects/${projectId}/tickets/${ticketId}/comments`);
   expect(res.statusCode, res.body).toBe(200);
-  return res.json() as { content: string; author: { id: string | null }; createdAt: string }[];
+  return res.json() as { content: string; author: { id: string | null; name: string }; createdAt: string }[];
 }
 
 const byTitle = (list: Record<string, any>[], title: string) => {
@@ -296,9 +296,9 @@ describe('GitHub, Linear and Trello', () => {
     expect(crash.createdAt).toBe('2024-04-02T08:00:00.000Z');
     expect(crash.labels.map((l: { name: string }) => l.name).sort()).toEqual(['bug', 'good first issue']);
     const comments = await commentsOf(owner, p.id, crash.id);
-    expect(comments.map((c) => c.content)).toEqual([
-      'Also on Windows.',
-      '*GitHub comment by outsider42*\n\n+1',
+    expect(comments.map((c) => [c.author.name, c.content])).toEqual([
+      ['Alice A', 'Also on Windows.'],
+      ['outsider42', '+1'],
     ]);
   });
 

@@ -457,7 +457,8 @@ async function cmdImport(format: string, file: string, flags: Parsed['flags']) {
         const width = Math.max(10, Math.min(40, (process.stderr.columns ?? 80) - 50));
         const ratio = p.totalBytes > 0 ? Math.min(1, p.bytes / p.totalBytes) : 1;
         const filled = Math.round(ratio * width);
-        const label = p.phase === 'linking' ? 'Linking   ' : p.phase === 'checking' ? 'Checking  ' : 'Importing ';
+        const label =
+          p.phase === 'linking' ? 'Linking   ' : p.phase === 'checking' ? 'Checking  ' : 'Importing ';
         process.stderr.write(
           `\r${label}[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}% ${p.records} records, ${formatBytes(p.bytes)}/${formatBytes(p.totalBytes)}\u001b[K`,
         );

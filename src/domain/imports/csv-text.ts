@@ -47,6 +47,8 @@ const show = (ch: string) => (ch === '\t' ? 'a tab' : ch === ' ' ? 'a space' : `
 export class CsvParser {
   private buf = '';
   private line = 1;
+  /** An error met after records that are answered first: thrown at the next call. */
+  private failed: CsvSyntaxError | null = null;
 
   feed(text: string): CsvRecord[] {
     this.buf += text;
@@ -58,14 +60,20 @@ export class CsvParser {
   }
 
   private drain(eof: boolean): CsvRecord[] {
+    if (this.failed) throw this.failed;
     const out: CsvRecord[] = [];
     let at = 0;
-    for (;;) {
-      const r = this.record(at, eof);
-      if (r === null) break;
-      if (r.record) out.push(r.record);
-      at = r.next;
-      if (at >= this.buf.length && eof) break;
+    try {
+      for (;;) {
+        const r = this.record(at, eof);
+        if (r === null) break;
+        if (r.record) out.push(r.record);
+        at = r.next;
+        if (at >= this.buf.length && eof) break;
+      }
+    } catch (err) {
+      if (!(err instanceof CsvSyntaxError) || out.length === 0) throw err;
+      this.failed = err;
     }
     this.buf = this.buf.slice(at);
     return out;

@@ -32,7 +32,13 @@ export interface JsonScanOptions {
 }
 
 const show = (ch: string | undefined) =>
-  ch === undefined ? 'the end of the file' : /\s/.test(ch) ? 'a space or line end' : `"${ch}"`;
+  ch === undefined
+    ? 'the end of the file'
+    : ch === '"'
+      ? 'a quote'
+      : /\s/.test(ch)
+        ? 'a space or line end'
+        : `"${ch}"`;
 const WS = /[^ \t\r\n]/g;
 const BRACKETS = /["{}[\]]/g;
 const SCALAR_END = /[,}\] \t\r\n]/g;
