@@ -62,7 +62,9 @@ function ArchivedChoice({
       <p className="text-muted">
         {n} archived {archived.records === 1 ? 'record' : 'records'} in the file
         {archived.lists.length > 0 &&
-          `, with the archived lists ${archived.lists.join(', ')} (which get no column)`}
+          (archived.lists.length === 1
+            ? `, counting the cards of the archived list ${archived.lists[0]} (which gets no column)`
+            : `, counting the cards of the archived lists ${archived.lists.join(', ')} (which get no column)`)}
         .
       </p>
       {options.map((o) => (
