@@ -55,7 +55,7 @@ async function full(c: Client, projectId: string, ticketId: string) {
 async function commentsOf(c: Client, projectId: string, ticketId: string) {
   const res = await c.get(`/api/projects/${projectId}/tickets/${ticketId}/comments`);
   expect(res.statusCode, res.body).toBe(200);
-  return res.json() as { content: string; author: { id: string | null }; createdAt: string }[];
+  return res.json() as { content: string; author: { id: string | null; name: string }; createdAt: string }[];
 }
 
 const byTitle = (list: Record<string, any>[], title: string) => {
@@ -92,8 +92,8 @@ describe('Jira CSV', () => {
     expect(body.counts).toEqual({ tickets: 4, comments: 2, labels: 3, columns: 1, links: 2 });
     expect(body.skipped).toBe(0);
     expect(body.problems).toEqual([
-      { row: 4, message: 'No Summary' },
-      { row: 5, message: 'The parent SHOP-99 is not in this import: imported without a parent' },
+      { row: 4, line: 9, message: 'No Summary' },
+      { row: 5, line: 10, message: 'The parent SHOP-99 is not in this import: imported without a parent' },
     ]);
     expect(body.found.statuses).toEqual(
       expect.arrayContaining([
@@ -175,8 +175,9 @@ describe('Jira CSV', () => {
       createdAt: '2024-02-10T09:15:00.000Z',
     });
     expect(comments[0].author.id).toBe(alice.userId);
-    expect(comments[1].content).toBe('*Jira comment by Zed Stranger*\n\nSame for me, with a "quoted" word');
-    expect(comments[1].author.id).toBeNull();
+    // Nobody here is Zed Stranger: the comment is shown by the name Jira gave its author.
+    expect(comments[1].content).toBe('Same for me, with a "quoted" word');
+    expect(comments[1].author).toEqual({ id: null, name: 'Zed Stranger', avatar: null });
   });
 
   it('running the same import again creates no duplicates', async () => {
@@ -248,14 +249,18 @@ describe('Jira CSV', () => {
     expect(await tickets(owner, p.id)).toEqual([]);
   });
 
-  it('a file that is not CSV at all reports where reading stopped, and imports nothing', async () => {
+  it('a file that is not well-formed CSV is refused with where reading stopped, and imports nothing', async () => {
     const p = await makeProject(owner);
     const res = await sendImport(owner, p.id, Buffer.from('Summary,Issue key\n"unterminated,SHOP-1\n'), {
       format: 'jira-csv',
     });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().counts.tickets).toBe(0);
-    expect(res.json().problems[0].message).toMatch(/^Unreadable CSV from here on/);
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toMatchObject({
+      error: 'The file is malformed: nothing was imported',
+      problems: [{ line: 2, column: 1, row: 1 }],
+    });
+    expect(res.json().problems[0].message).toMatch(/^The quoted cell that opens here is never closed/);
+    expect(await tickets(owner, p.id)).toEqual([]);
   });
 });
 
@@ -274,8 +279,8 @@ describe('GitHub, Linear and Trello', () => {
     const body = res.json();
     expect(body.counts).toMatchObject({ tickets: 2, comments: 2 });
     expect(body.problems).toEqual([
-      { row: 3, message: '#14 is a pull request, not an issue: left out' },
-      { row: 4, message: 'No number' },
+      { row: 3, line: 43, message: '#14 is a pull request, not an issue: left out' },
+      { row: 4, line: 51, message: 'No number' },
     ]);
     const list = await tickets(owner, p.id);
     const crash = await full(owner, p.id, byTitle(list, 'Crash when the config file is empty').id);
@@ -291,9 +296,9 @@ describe('GitHub, Linear and Trello', () => {
     expect(crash.createdAt).toBe('2024-04-02T08:00:00.000Z');
     expect(crash.labels.map((l: { name: string }) => l.name).sort()).toEqual(['bug', 'good first issue']);
     const comments = await commentsOf(owner, p.id, crash.id);
-    expect(comments.map((c) => c.content)).toEqual([
-      'Also on Windows.',
-      '*GitHub comment by outsider42*\n\n+1',
+    expect(comments.map((c) => [c.author.name, c.content])).toEqual([
+      ['Alice A', 'Also on Windows.'],
+      ['outsider42', '+1'],
     ]);
   });
 
@@ -351,7 +356,8 @@ describe('GitHub, Linear and Trello', () => {
     expect(smoke.columnId).toBe(beta.column.id);
     const notes = byTitle(list, 'Write release notes');
     expect(notes.labels.map((l: { name: string }) => l.name)).toEqual(['purple']);
-    expect(notes.description).toContain('Assignee in Trello: trello_only_user');
+    // Shown by the member's full name (Terry), as Trello shows them.
+    expect(notes.description).toContain('Assignee in Trello: Terry');
     expect((await commentsOf(owner, p.id, beta.id)).map((c) => c.content)).toEqual(['Let us do this first.']);
     const again = await sendImport(
       owner,
@@ -380,9 +386,8 @@ describe('generic CSV and encodings', () => {
     expect(res2.statusCode, res2.body).toBe(200);
     expect(byTitle(await tickets(owner, p.id), 'Straße 😀').storyPoints).toBe(8);
     const noTitle = await sendImport(owner, p.id, Buffer.from('what,ever\n1,2\n'), { format: 'csv' });
-    expect(noTitle.json().problems).toEqual([
-      { row: 0, message: 'No title column (name one with mapping.columns)' },
-    ]);
+    expect(noTitle.statusCode).toBe(400);
+    expect(noTitle.json().problems[0].message).toContain('Its header row has no title column');
     const mapped = await sendImport(owner, p.id, Buffer.from('what,ever\nNamed by mapping,2\n'), {
       format: 'csv',
       mapping: JSON.stringify({ columns: { what: 'title' } }),

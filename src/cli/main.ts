@@ -459,7 +459,8 @@ async function cmdImport(format: string, file: string, flags: Parsed['flags']) {
         const width = Math.max(10, Math.min(40, (process.stderr.columns ?? 80) - 50));
         const ratio = p.totalBytes > 0 ? Math.min(1, p.bytes / p.totalBytes) : 1;
         const filled = Math.round(ratio * width);
-        const label = p.phase === 'linking' ? 'Linking   ' : 'Importing ';
+        const label =
+          p.phase === 'linking' ? 'Linking   ' : p.phase === 'checking' ? 'Checking  ' : 'Importing ';
         process.stderr.write(
           `\r${label}[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}% ${p.records} records, ${formatBytes(p.bytes)}/${formatBytes(p.totalBytes)}\u001b[K`,
         );
@@ -473,7 +474,8 @@ async function cmdImport(format: string, file: string, flags: Parsed['flags']) {
     );
     if (result.problems.length) {
       process.stdout.write(`${result.problems.length} problems:\n`);
-      for (const p of result.problems) process.stdout.write(`  row ${p.row}: ${p.message}\n`);
+      for (const p of result.problems)
+        process.stdout.write(`  row ${p.row}${p.line ? ` (line ${p.line})` : ''}: ${p.message}\n`);
     }
   });
 }
@@ -552,6 +554,12 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (err instanceof AppError) {
       process.stderr.write(`${err.message}\n`);
+      // An import's refused file (docs/import.md): where and why.
+      const problems = (err.extra.problems ?? []) as { line?: number; column?: number; message: string }[];
+      for (const p of problems.slice(0, 50))
+        process.stderr.write(
+          `  ${p.line ? `line ${p.line}${p.column ? `, column ${p.column}` : ''}: ` : ''}${p.message}\n`,
+        );
       return 1;
     }
     process.stderr.write(`Failed: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -34,6 +34,7 @@ import * as m091 from './migrations/091_label_columns.js';
 import * as m092 from './migrations/092_search_titles.js';
 import * as m093 from './migrations/093_search_facets.js';
 import * as m094 from './migrations/094_search_facets_postgres.js';
+import * as m100 from './migrations/100_comment_author_names.js';
 import * as m105 from './migrations/105_disabled_users_credentials.js';
 import * as m110 from './migrations/110_account_requests.js';
 import * as m115 from './migrations/115_upload_refs.js';
@@ -77,6 +78,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '092_search_titles': m092,
   '093_search_facets': m093,
   '094_search_facets_postgres': m094,
+  '100_comment_author_names': m100,
   '105_disabled_users_credentials': m105,
   '110_account_requests': m110,
   '115_upload_refs': m115,

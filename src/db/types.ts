@@ -228,6 +228,8 @@ export interface CommentsTable {
   id: string;
   ticket_id: string;
   author_id: string | null;
+  /** An imported comment's author as the source named them, when no user matched (migration 100). */
+  author_name?: string | null;
   content: string;
   created_at: string;
   updated_at: string;

@@ -20,7 +20,9 @@ const present = (r: Row) => ({
   author:
     r.author_id && r.username
       ? { id: r.author_id, name: r.name ?? r.username, avatar: avatarUrl(r.avatar) }
-      : { ...DELETED_USER },
+      : r.author_name
+        ? { id: null, name: r.author_name, avatar: null }
+        : { ...DELETED_USER },
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });

@@ -35,7 +35,8 @@ export const errorOut = z.looseObject({ error: z.string(), details: z.unknown().
 
 /**
  * A person nested in a ticket, comment or attachment: the display name falls back to the username;
- * a deleted user reads as `{id: null, name: 'Deleted user', avatar: null}`.
+ * a deleted user reads as `{id: null, name: 'Deleted user', avatar: null}`, and the author of an
+ * imported comment who has no account here as `{id: null, name: <the name in the source>, avatar: null}`.
  */
 export const personOut = z.object({
   id: z.string().nullable(),

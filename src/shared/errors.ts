@@ -50,6 +50,9 @@ export const ERR = {
   fileTypeNotAllowed: 'File type not allowed',
   fileTooLarge: 'File too large',
   noFile: 'No file provided',
+  // Issue 49 (docs/import.md): an import of a file that cannot be read as it is, nothing written.
+  importMalformed: 'The file is malformed: nothing was imported',
+  importWrongFormat: 'The file is not in the chosen format: nothing was imported',
   attachmentLimit: 'Attachment limit reached',
   invalidBackup: 'Invalid backup file',
   sprintExists: 'Sprint already exists',

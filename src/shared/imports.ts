@@ -9,6 +9,19 @@ import { PRIORITIES, TICKET_TYPES } from './enums.js';
 export const IMPORT_FORMATS = ['jira-csv', 'github-json', 'linear-csv', 'trello-json', 'csv'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
+/** Each format's name for people (the wizard's choices, and the refusal of a file in another format). */
+export const IMPORT_FORMAT_NAMES: Record<ImportFormat, string> = {
+  'jira-csv': 'Jira (CSV export)',
+  'github-json': 'GitHub issues (JSON)',
+  'linear-csv': 'Linear (CSV export)',
+  'trello-json': 'Trello board (JSON export)',
+  csv: 'CSV with a header row',
+};
+
+/** What an import does with archived records (Trello's archived cards and the cards of archived lists, Linear's archived issues). */
+export const ARCHIVED_CHOICES = ['done', 'skip'] as const;
+export type ArchivedChoice = (typeof ARCHIVED_CHOICES)[number];
+
 /** The columns of the CSV export, in order (the generic CSV importer reads them back by name). */
 export const EXPORT_COLUMNS = [
   'key',
@@ -51,6 +64,11 @@ export const importMapping = z.strictObject({
   statuses: nameMap(z.string().trim().min(1).max(50)).optional(),
   /** false: statuses without a column go to the first column instead of new columns. */
   createColumns: z.boolean().optional(),
+  /**
+   * Archived records: `done` (the default) imports them into the done column, whatever their status
+   * or list (an archived list gets no column); `skip` leaves them out.
+   */
+  archived: z.enum(ARCHIVED_CHOICES).optional(),
   types: nameMap(z.enum(TICKET_TYPES)).optional(),
   priorities: nameMap(z.enum(PRIORITIES)).optional(),
   /** Source person (name, login or e-mail) -> Docket username or e-mail; null: nobody (the name stays in the description). */
@@ -90,9 +108,33 @@ export const importFields = z.strictObject({
 export const importProblem = z.object({
   /** The row (CSV: the line's record number, 1 = the first after the header; JSON: the item's 1-based place). */
   row: z.number().int(),
+  /** The line of the file where the record starts, when known. */
+  line: z.number().int().optional(),
   message: z.string(),
 });
 export type ImportProblem = z.infer<typeof importProblem>;
+
+/** Why a file is refused: a place in it (1-based line and column, in characters) when there is one. */
+export const importFileProblem = z.object({
+  line: z.number().int().optional(),
+  column: z.number().int().optional(),
+  /** The record (as in importProblem.row), when the problem is one record's. */
+  row: z.number().int().optional(),
+  message: z.string(),
+});
+export type ImportFileProblem = z.infer<typeof importFileProblem>;
+
+/**
+ * The 400 of an import (dry run or not) of a file that is malformed or not in the chosen format:
+ * nothing was written. `looksLike` names what the file seems to be when it is not the chosen format
+ * (one of IMPORT_FORMATS, or `json`, `csv`, `text`, `empty`, `binary`, or a file type such as `xlsx`).
+ */
+export const importRefusedOut = z.object({
+  error: z.string(),
+  problems: z.array(importFileProblem),
+  looksLike: z.string().optional(),
+});
+export type ImportRefused = z.infer<typeof importRefusedOut>;
 
 /** What the source holds and where it goes by the mapping and its defaults (for the wizard's mapping step). */
 export const importFound = z.object({
@@ -101,6 +143,12 @@ export const importFound = z.object({
   priorities: z.array(z.object({ source: z.string(), priority: z.enum(PRIORITIES) })),
   people: z.array(z.object({ source: z.string(), username: z.string().nullable() })),
   labels: z.array(z.object({ source: z.string(), label: z.string().nullable(), create: z.boolean() })),
+  /** Archived records in the file (with their checklist items), the archived lists they were in, and what the import does with them. */
+  archived: z.object({
+    records: z.number().int(),
+    lists: z.array(z.string()),
+    choice: z.enum(ARCHIVED_CHOICES),
+  }),
 });
 export type ImportFound = z.infer<typeof importFound>;
 

@@ -264,6 +264,8 @@ export const ROW_SCHEMAS = {
     id,
     ticket_id: id,
     author_id: id.nullable(),
+    // Backups made before migration 100 have no author_name.
+    author_name: text(1000).nullable().optional(),
     content: text(),
     created_at: stamp,
     updated_at: stamp,

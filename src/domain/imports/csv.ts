@@ -1,12 +1,15 @@
 /**
  * The CSV importers: Jira's CSV export, Linear's CSV export and a generic CSV with a header row
- * (which reads Docket's own export back). Rows are streamed through csv-parse and read by position,
- * since Jira repeats column names (Labels, Sprint, Comment, Attachment).
+ * (which reads Docket's own export back). Records are streamed through the strict reader of
+ * csv-text.ts and read by position, since Jira repeats column names (Labels, Sprint, Comment,
+ * Attachment). Every record must have as many cells as the header; a cell the export neutralised
+ * against spreadsheet formulas (a leading `'`) is read back as it was.
  */
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
-import { CSV_FIELDS, type CsvField } from '../../shared/imports.js';
+import { CSV_FIELDS, type CsvField, type ImportFormat } from '../../shared/imports.js';
+import { type CsvRecord, CsvSyntaxError, csvRecords, unneutralise } from './csv-text.js';
+import { wrongFormat } from './refusal.js';
+import { csvFlavour } from './sniff.js';
 import {
   clean,
   decodedText,
@@ -18,6 +21,7 @@ import {
   type Reader,
   type SourceLinkType,
   type SourceRecord,
+  sourcePerson,
 } from './source.js';
 
 /** A header row: each name (lower case, trimmed) with the places it occupies. */
@@ -52,32 +56,65 @@ class Header {
   }
 }
 
-/** The rows of a CSV file after its header, numbered from 1; an unreadable file ends with a problem. */
-async function* csvRows(rc: ReadContext): AsyncGenerator<{ header: Header; row: number; cells: string[] }> {
-  const parser = parse({ relax_column_count: true, skip_empty_lines: true, relax_quotes: true });
-  const source = Readable.from(decodedText(rc));
-  source.on('error', (err) => parser.destroy(err));
-  source.pipe(parser);
+/**
+ * Refuses a header without the columns a format needs: each entry of `needed` lists the names of
+ * which one must be there.
+ */
+function requireColumns(header: Header, format: ImportFormat, needed: string[][]) {
+  const missing = needed.filter((names) => !names.some((n) => header.has(n)));
+  if (missing.length === 0) return;
+  const what = missing.map((names) => names.map((n) => `"${n}"`).join(' or ')).join(', nor ');
+  throw wrongFormat(format, csvFlavour(header.names), `Its header row has no ${what} column`);
+}
+
+/** A record whose number of cells is not the header's: where, and what it means. */
+function widthProblem(header: Header, rec: CsvRecord, row: number) {
+  const want = header.names.length;
+  const got = rec.cells.length;
+  if (got > want)
+    return {
+      ...rec.starts[want],
+      row,
+      message: `Record ${row} has ${got} cells where the header has ${want}: the cells from here on belong to no column (a comma in a cell that is not in quotes?)`,
+    };
+  const absent = header.names.slice(got, got + 3).map((n) => `"${n.trim()}"`);
+  return {
+    ...rec.end,
+    row,
+    message: `Record ${row} has ${got} cells where the header has ${want}: it ends here, without a cell for ${absent.join(', ')}${want - got > 3 ? ' and more' : ''}`,
+  };
+}
+
+/**
+ * The records of a CSV file after its header, numbered from 1, their cells read back from the
+ * export's neutralisation. `expect` checks the header (and refuses a file of another format).
+ * Malformed records are reported to `rc.malformed`; the reading goes on after a record with the
+ * wrong number of cells, and stops at the first malformed quote (what follows cannot be trusted).
+ */
+async function* csvRows(
+  rc: ReadContext,
+  expect: (header: Header) => void,
+): AsyncGenerator<{ header: Header; row: number; line: number; cells: string[] }> {
   let header: Header | null = null;
   let row = 0;
   try {
-    for await (const cells of parser as AsyncIterable<string[]>) {
+    for await (const rec of csvRecords(decodedText(rc))) {
       if (!header) {
-        header = new Header(cells);
+        header = new Header(rec.cells);
+        expect(header);
         continue;
       }
       row++;
-      yield { header, row, cells };
+      if (rec.cells.length !== header.names.length) {
+        rc.malformed(widthProblem(header, rec, row));
+        continue;
+      }
+      yield { header, row, line: rec.line, cells: rec.cells.map(unneutralise) };
     }
   } catch (err) {
-    const e = err as { code?: string; message?: string; syscall?: string };
-    if (e.syscall) throw err;
-    rc.problem({ row: row + 1, message: `Unreadable CSV from here on: ${e.message ?? String(err)}` });
-    return;
-  } finally {
-    source.destroy();
+    if (!(err instanceof CsvSyntaxError)) throw err;
+    rc.malformed({ ...err.place, ...(header ? { row: row + 1 } : {}), message: err.message });
   }
-  if (!header) rc.problem({ row: 0, message: 'The file has no header row' });
 }
 
 const joinUrl = (base: string | undefined, path: string) =>
@@ -103,7 +140,11 @@ function jiraComment(cell: string) {
   if (second > 0) {
     const at = parseTimestamp(cell.slice(0, first));
     if (at)
-      return { createdAt: at, author: clean(cell.slice(first + 1, second)), body: cell.slice(second + 1) };
+      return {
+        createdAt: at,
+        author: sourcePerson(cell.slice(first + 1, second)),
+        body: cell.slice(second + 1),
+      };
   }
   return { createdAt: null, author: null, body: cell };
 }
@@ -120,24 +161,27 @@ function jiraAttachment(cell: string): { name: string; url: string } | null {
   return { name, url };
 }
 
+const jiraHeader = (h: Header) => requireColumns(h, 'jira-csv', [['Summary'], ['Issue key', 'Issue id']]);
+
 export const readJiraCsv: Reader = async function* (rc) {
-  for await (const { header, row, cells } of csvRows(rc)) {
+  for await (const { header, row, line, cells } of csvRows(rc, jiraHeader)) {
     const key = header.one(cells, 'Issue key');
     const id = header.one(cells, 'Issue id') ?? key;
     const title = header.one(cells, 'Summary');
     if (!id || !title) {
-      rc.problem({ row, message: !id ? 'No Issue key or Issue id' : 'No Summary' });
+      rc.problem({ row, line, message: !id ? 'No Issue key or Issue id' : 'No Summary' });
       continue;
     }
     const r = emptyRecord(row, id, title);
+    r.line = line;
     r.key = key;
     r.url = key ? joinUrl(rc.mapping.baseUrl, `/browse/${key}`) : null;
     r.description = header.one(cells, 'Description');
     r.type = header.one(cells, 'Issue Type');
     r.priority = header.one(cells, 'Priority');
     r.status = header.one(cells, 'Status');
-    r.assignee = header.one(cells, 'Assignee');
-    r.reporter = header.one(cells, 'Reporter', 'Creator');
+    r.assignee = sourcePerson(header.one(cells, 'Assignee'));
+    r.reporter = sourcePerson(header.one(cells, 'Reporter', 'Creator'));
     r.labels = header.all(cells, 'Labels');
     r.storyPoints = parsePoints(
       header.one(cells, 'Custom field (Story Points)', 'Custom field (Story point estimate)', 'Story Points'),
@@ -150,8 +194,11 @@ export const readJiraCsv: Reader = async function* (rc) {
     r.updatedAt = parseTimestamp(header.one(cells, 'Updated'));
     r.parent = header.one(cells, 'Parent id', 'Parent', 'Custom field (Epic Link)', 'Parent key');
     r.environment = header.one(cells, 'Environment');
-    r.affectedVersion = header.all(cells, 'Affects Version/s').join(', ') || null;
-    r.fixVersion = header.all(cells, 'Fix Version/s').join(', ') || null;
+    r.affectedVersion =
+      [...header.all(cells, 'Affects Version/s'), ...header.all(cells, 'Affects versions')].join(', ') ||
+      null;
+    r.fixVersion =
+      [...header.all(cells, 'Fix Version/s'), ...header.all(cells, 'Fix versions')].join(', ') || null;
     r.comments = header.all(cells, 'Comment').map(jiraComment);
     r.attachments = header
       .all(cells, 'Attachment')
@@ -172,22 +219,34 @@ export const readJiraCsv: Reader = async function* (rc) {
 
 // --- Linear ----------------------------------------------------------------------------------
 
+/** Linear's relation columns, as seen from the row's issue. */
+const LINEAR_RELATIONS: [string, SourceLinkType][] = [
+  ['Related to', 'relates_to'],
+  ['Blocks', 'blocks'],
+  ['Blocked by', 'is_blocked_by'],
+  ['Duplicate of', 'duplicates'],
+  ['Duplicated by', 'is_duplicated_by'],
+];
+
+const linearHeader = (h: Header) => requireColumns(h, 'linear-csv', [['ID', 'Identifier'], ['Title']]);
+
 export const readLinearCsv: Reader = async function* (rc) {
-  for await (const { header, row, cells } of csvRows(rc)) {
+  for await (const { header, row, line, cells } of csvRows(rc, linearHeader)) {
     const id = header.one(cells, 'ID', 'Identifier');
     const title = header.one(cells, 'Title');
     if (!id || !title) {
-      rc.problem({ row, message: !id ? 'No ID' : 'No Title' });
+      rc.problem({ row, line, message: !id ? 'No ID' : 'No Title' });
       continue;
     }
     const r = emptyRecord(row, id, title);
+    r.line = line;
     r.key = id;
     r.url = joinUrl(rc.mapping.baseUrl, `/issue/${id}`);
     r.description = header.one(cells, 'Description');
     r.status = header.one(cells, 'Status');
     r.priority = header.one(cells, 'Priority');
-    r.assignee = header.one(cells, 'Assignee');
-    r.reporter = header.one(cells, 'Creator');
+    r.assignee = sourcePerson(header.one(cells, 'Assignee'));
+    r.reporter = sourcePerson(header.one(cells, 'Creator'));
     r.labels = (header.one(cells, 'Labels') ?? '')
       .split(',')
       .map((l) => l.trim())
@@ -199,9 +258,13 @@ export const readLinearCsv: Reader = async function* (rc) {
     r.dueDate = parseDay(header.one(cells, 'Due Date'));
     r.createdAt = parseTimestamp(header.one(cells, 'Created'));
     r.updatedAt = parseTimestamp(header.one(cells, 'Updated'));
+    r.archived = header.one(cells, 'Archived') !== null;
     r.parent = header.one(cells, 'Parent issue', 'Parent');
     // Linear has no issue types; a sub-issue is a subtask.
     r.type = r.parent ? 'Subtask' : null;
+    for (const [column, type] of LINEAR_RELATIONS)
+      for (const v of header.all(cells, column))
+        for (const ref of v.split(/[,\s]+/).filter(Boolean)) r.links.push({ type, ref });
     yield r;
   }
 };
@@ -257,24 +320,24 @@ export const joinLabels = (names: string[]) =>
   names.map((n) => n.replace(/[\\,]/g, (c) => `\\${c}`)).join(', ');
 
 export const readGenericCsv: Reader = async function* (rc) {
-  let fields: Map<CsvField, number[]> | null = null;
-  for await (const { header, row, cells } of csvRows(rc)) {
-    if (!fields) {
-      fields = new Map();
-      const explicit = new Map(
-        Object.entries(rc.mapping.columns ?? {}).map(([k, v]) => [k.trim().toLowerCase(), v]),
-      );
-      for (const [name, places] of header.places) {
-        const field =
-          explicit.get(name) ?? CSV_FIELDS.find((f) => f.toLowerCase() === name) ?? SYNONYMS[name] ?? null;
-        if (field) fields.set(field, [...(fields.get(field) ?? []), ...places]);
-      }
-      if (!fields.has('title')) {
-        rc.problem({ row: 0, message: 'No title column (name one with mapping.columns)' });
-        return;
-      }
+  const f = new Map<CsvField, number[]>();
+  const fieldsOf = (header: Header) => {
+    const explicit = new Map(
+      Object.entries(rc.mapping.columns ?? {}).map(([k, v]) => [k.trim().toLowerCase(), v]),
+    );
+    for (const [name, places] of header.places) {
+      const field =
+        explicit.get(name) ?? CSV_FIELDS.find((x) => x.toLowerCase() === name) ?? SYNONYMS[name] ?? null;
+      if (field) f.set(field, [...(f.get(field) ?? []), ...places]);
     }
-    const f = fields;
+    if (!f.has('title'))
+      throw wrongFormat(
+        'csv',
+        csvFlavour(header.names),
+        'Its header row has no title column (title, summary or name; or name one with mapping.columns)',
+      );
+  };
+  for await (const { row, line, cells } of csvRows(rc, fieldsOf)) {
     const one = (field: CsvField) => {
       for (const i of f.get(field) ?? []) {
         const v = clean(cells[i]);
@@ -284,7 +347,7 @@ export const readGenericCsv: Reader = async function* (rc) {
     };
     const title = one('title');
     if (!title) {
-      rc.problem({ row, message: 'No title' });
+      rc.problem({ row, line, message: 'No title' });
       continue;
     }
     const key = one('key');
@@ -294,6 +357,7 @@ export const readGenericCsv: Reader = async function* (rc) {
       key ??
       `row:${createHash('sha256').update(JSON.stringify(cells)).digest('hex').slice(0, 32)}`;
     const r = emptyRecord(row, id, title);
+    r.line = line;
     r.key = key;
     r.url = one('url');
     const description = (f.get('description') ?? []).map((i) => cells[i] ?? '').find((v) => v.trim() !== '');
@@ -301,8 +365,8 @@ export const readGenericCsv: Reader = async function* (rc) {
     r.type = one('type');
     r.priority = one('priority');
     r.status = one('status');
-    r.assignee = one('assignee');
-    r.reporter = one('reporter');
+    r.assignee = sourcePerson(one('assignee'));
+    r.reporter = sourcePerson(one('reporter'));
     r.labels = (f.get('labels') ?? []).flatMap((i) => splitLabels(cells[i] ?? ''));
     r.storyPoints = parsePoints(one('storyPoints'));
     r.sprint = one('sprint');

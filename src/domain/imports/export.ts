@@ -11,6 +11,7 @@ import { audit } from '../audit.js';
 import type { Ctx } from '../context.js';
 import { listTicketsOf } from '../ticket-reads.js';
 import { joinLabels } from './csv.js';
+import { neutralise } from './csv-text.js';
 
 const CHUNK = 500;
 
@@ -87,10 +88,16 @@ export async function exportTickets(
   return { project, rows };
 }
 
-/** The rows as CSV text: a header row, then one ticket a row (labels joined by commas, escaped). */
+/**
+ * The rows as CSV text: a header row, then one ticket a row (labels joined by commas, escaped). A
+ * cell a spreadsheet program would run as a formula (starting with =, +, -, @, a tab or a carriage
+ * return) gets a `'` in front, which the importers take off again (csv-text.ts neutralise).
+ */
 export function exportCsv(rows: ExportRow[]): string {
+  const cell = (r: ExportRow, c: (typeof EXPORT_COLUMNS)[number]) =>
+    c === 'labels' ? joinLabels(r.labels) : String(r[c] ?? '');
   return stringify(
-    rows.map((r) => EXPORT_COLUMNS.map((c) => (c === 'labels' ? joinLabels(r.labels) : (r[c] ?? '')))),
+    rows.map((r) => EXPORT_COLUMNS.map((c) => neutralise(cell(r, c)))),
     { header: true, columns: [...EXPORT_COLUMNS], bom: false },
   );
 }

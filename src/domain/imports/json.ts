@@ -1,10 +1,11 @@
 /**
  * The JSON importers: GitHub issues (`gh issue list --json …` or the REST API's issue objects, with
- * their comments) and Trello's board export. Both are read with stream-json, one array item at a time.
+ * their comments) and Trello's board export. Both are read with the strict scanner of json-text.ts,
+ * one array item at a time; a file that is not well-formed JSON, or that ends before it closes, is
+ * malformed, and one without the parts its format has is of another format.
  */
-import { type Duplex, Readable } from 'node:stream';
-import pick from 'stream-json/filters/pick.js';
-import streamArray from 'stream-json/streamers/stream-array.js';
+import { type JsonEvent, JsonSyntaxError, jsonEvents } from './json-text.js';
+import { wrongFormat } from './refusal.js';
 import {
   clean,
   decodedText,
@@ -13,6 +14,9 @@ import {
   parseTimestamp,
   type ReadContext,
   type Reader,
+  type SourceComment,
+  type SourcePerson,
+  sourcePerson,
 } from './source.js';
 
 type Json = Record<string, unknown>;
@@ -23,61 +27,51 @@ const str = (v: unknown): string | null =>
   typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
 
 /**
- * The items of one array in the file: the top-level array, or the array under `key` of the
- * top-level object. A file that is not JSON ends with a problem at the item it reached.
+ * The scanner's events over the file (json-text.ts): the items under the keys `want` names, every
+ * other value checked when `checkAll`. Malformed JSON is reported to `rc.malformed` and ends the
+ * events; `ok()` then answers false.
  */
-async function* jsonItems(
-  rc: ReadContext,
-  key: string | null,
-  what: string,
-): AsyncGenerator<{ row: number; value: unknown }> {
-  const source = Readable.from(decodedText(rc));
-  const stages: Duplex[] = key
-    ? [pick.withParserAsStream({ filter: key }), streamArray.asStream()]
-    : [streamArray.withParserAsStream()];
-  let tail: NodeJS.ReadableStream = source;
-  for (const s of stages) {
-    tail.on('error', (err: Error) => s.destroy(err));
-    tail = tail.pipe(s);
-  }
-  let row = 0;
-  try {
-    for await (const item of tail as AsyncIterable<{ key: number; value: unknown }>) {
-      row = item.key + 1;
-      yield { row, value: item.value };
+function jsonItems(rc: ReadContext, want: (key: string | null) => boolean, checkAll: boolean) {
+  let failed = false;
+  async function* events(): AsyncGenerator<JsonEvent> {
+    try {
+      yield* jsonEvents(decodedText(rc), { want, checkAll });
+    } catch (err) {
+      if (!(err instanceof JsonSyntaxError)) throw err;
+      failed = true;
+      rc.malformed({ ...err.place, message: err.message });
     }
-  } catch (err) {
-    const e = err as { syscall?: string; message?: string };
-    if (e.syscall) throw err;
-    rc.problem({
-      row: row + 1,
-      message: `Unreadable JSON ${what} from here on: ${e.message ?? String(err)}`,
-    });
-  } finally {
-    source.destroy();
-    for (const s of stages) s.destroy();
   }
+  return { events: events(), ok: () => !failed };
 }
 
 // --- GitHub ----------------------------------------------------------------------------------
 
-/** A person as GitHub writes one: `{login}` (gh and REST alike). */
-const login = (v: unknown) => clean(obj(v)?.login);
+/** A person as GitHub writes one: `{login, name?}` (gh and REST alike), shown by the login. */
+const login = (v: unknown) =>
+  clean(obj(v)?.login) ? sourcePerson(clean(obj(v)?.login), clean(obj(v)?.name)) : null;
 
 export const readGithubJson: Reader = async function* (rc) {
-  for await (const { row, value } of jsonItems(rc, null, 'issues')) {
+  for await (const e of jsonItems(rc, (key) => key === null, true).events) {
+    if (e.type === 'top' && e.shape !== 'array')
+      throw wrongFormat('github-json', 'json', 'A GitHub issues export is a JSON list of issues');
+    if (e.type !== 'item') continue;
+    const { value } = e;
+    const row = e.index + 1;
+    const line = e.place.line;
     const issue = obj(value);
     const number = str(issue?.number);
     const title = clean(issue?.title);
     if (!issue || !number || !title) {
-      rc.problem({ row, message: !issue ? 'Not an issue object' : !number ? 'No number' : 'No title' });
+      rc.problem({ row, line, message: !issue ? 'Not an issue object' : !number ? 'No number' : 'No title' });
       continue;
     }
     if (issue.pull_request) {
-      rc.problem({ row, message: `#${number} is a pull request, not an issue: left out` });
+      rc.problem({ row, line, message: `#${number} is a pull request, not an issue: left out` });
       continue;
     }
     const r = emptyRecord(row, number, title);
+    r.line = line;
     r.key = `#${number}`;
     r.url = clean(issue.url) ?? clean(issue.html_url);
     // REST's `url` is the API address; the page is html_url.
@@ -117,96 +111,148 @@ export const readGithubJson: Reader = async function* (rc) {
 const objectIdTime = (id: string) =>
   /^[0-9a-f]{24}$/.test(id) ? new Date(Number.parseInt(id.slice(0, 8), 16) * 1000).toISOString() : null;
 
+/** A Trello member (`{fullName, username}`): shown by the full name, matched by either. */
+const trelloPerson = (m: Json | null): SourcePerson | null =>
+  sourcePerson(clean(m?.fullName), clean(m?.username));
+
+/** What a board holds besides its cards, read in the first pass. */
+interface Board {
+  parts: Set<string>;
+  lists: Map<string, { name: string; closed: boolean }>;
+  labels: Map<string, string>;
+  members: Map<string, SourcePerson>;
+  checklists: Map<string, { id: string; name: string; done: boolean }[]>;
+  comments: Map<string, SourceComment[]>;
+  created: Map<string, string>;
+}
+
+const BOARD_PARTS = new Set(['lists', 'labels', 'members', 'checklists', 'actions']);
+
 /**
- * A Trello board export. The board's lists, labels, members, checklists and comment actions are read
- * first (each its own pass over the file, kept in memory: they are small beside the cards), then the
- * cards are streamed. A list is a status, a checklist item a subtask of its card (done when checked),
- * a `commentCard` action a comment. Trello's export holds the board's latest 1,000 actions only.
+ * The first pass over a board: its lists, labels, members, checklists and comment actions (kept in
+ * memory: small beside the cards), every other part checked. Null when the file is malformed.
+ */
+async function readBoard(rc: ReadContext): Promise<Board | null> {
+  const b: Board = {
+    parts: new Set(),
+    lists: new Map(),
+    labels: new Map(),
+    members: new Map(),
+    checklists: new Map(),
+    comments: new Map(),
+    created: new Map(),
+  };
+  const actions: Json[] = [];
+  const scan = jsonItems({ ...rc, onBytes: undefined }, (key) => key !== null && BOARD_PARTS.has(key), true);
+  for await (const e of scan.events) {
+    if (e.type === 'member') b.parts.add(e.key);
+    if (e.type !== 'item') continue;
+    const v = obj(e.value);
+    const id = str(v?.id);
+    if (e.key === 'lists' && v && id)
+      b.lists.set(id, { name: clean(v.name) ?? 'Untitled list', closed: v.closed === true });
+    else if (e.key === 'labels' && v && id) {
+      const name = clean(v.name) ?? clean(v.color);
+      if (name) b.labels.set(id, name);
+    } else if (e.key === 'members' && v && id) {
+      const who = trelloPerson(v);
+      if (who) b.members.set(id, who);
+    } else if (e.key === 'checklists' && v) addChecklist(b, v);
+    else if (e.key === 'actions' && v) actions.push(v);
+  }
+  if (!scan.ok()) return null;
+  if (!b.parts.has('cards') || !b.parts.has('lists'))
+    throw wrongFormat(
+      'trello-json',
+      'json',
+      'A Trello board export has "cards" and "lists" parts; this file has not',
+    );
+  // Actions come before members in the file: their authors are read once both are known.
+  for (const a of actions) addAction(b, a);
+  return b;
+}
+
+function addChecklist(b: Board, c: Json) {
+  const card = str(c.idCard);
+  if (!card) return;
+  const items = arr(c.checkItems)
+    .map(obj)
+    .filter((i): i is Json => i !== null && !!str(i.id) && !!clean(i.name))
+    .sort((x, y) => Number(x.pos ?? 0) - Number(y.pos ?? 0))
+    .map((i) => ({ id: str(i.id) as string, name: clean(i.name) as string, done: i.state === 'complete' }));
+  b.checklists.set(card, [...(b.checklists.get(card) ?? []), ...items]);
+}
+
+function addAction(b: Board, a: Json) {
+  const data = obj(a.data);
+  const card = str(obj(data?.card)?.id);
+  if (!card) return;
+  if (a.type === 'commentCard' && typeof data?.text === 'string') {
+    const author = trelloPerson(obj(a.memberCreator)) ?? b.members.get(str(a.idMemberCreator) ?? '') ?? null;
+    const list = b.comments.get(card) ?? [];
+    list.push({ author, createdAt: parseTimestamp(str(a.date)), body: data.text });
+    b.comments.set(card, list);
+  } else if (a.type === 'createCard' && str(a.date)) b.created.set(card, str(a.date) as string);
+}
+
+/**
+ * A Trello board export, read in two passes over the file: the board's parts besides its cards
+ * (readBoard), then the cards, streamed. A list is a status, a checklist item a subtask of its card
+ * (done when checked), a `commentCard` action a comment. An archived card, and every card of an
+ * archived list, is archived (mapping.archived). Trello's export holds the board's latest 1,000
+ * actions only.
  */
 export const readTrelloJson: Reader = async function* (rc) {
-  const lists = new Map<string, string>();
-  const labels = new Map<string, string>();
-  const members = new Map<string, string>();
-  const checklists = new Map<string, { id: string; name: string; done: boolean }[]>();
-  const comments = new Map<string, { author: string | null; createdAt: string | null; body: string }[]>();
-  const created = new Map<string, string>();
-  const quiet: ReadContext = { ...rc, onBytes: undefined };
-  for await (const { value } of jsonItems(quiet, 'lists', 'lists')) {
-    const l = obj(value);
-    if (l && str(l.id)) lists.set(str(l.id) as string, clean(l.name) ?? 'Untitled list');
-  }
-  for await (const { value } of jsonItems(quiet, 'labels', 'labels')) {
-    const l = obj(value);
-    const name = clean(l?.name) ?? clean(l?.color);
-    if (l && str(l.id) && name) labels.set(str(l.id) as string, name);
-  }
-  for await (const { value } of jsonItems(quiet, 'members', 'members')) {
-    const m = obj(value);
-    if (m && str(m.id)) members.set(str(m.id) as string, clean(m.username) ?? clean(m.fullName) ?? '');
-  }
-  for await (const { value } of jsonItems(quiet, 'checklists', 'checklists')) {
-    const c = obj(value);
-    const card = str(c?.idCard);
-    if (!c || !card) continue;
-    const items = arr(c.checkItems)
-      .map(obj)
-      .filter((i): i is Json => i !== null && !!str(i.id) && !!clean(i.name))
-      .sort((a, b) => Number(a.pos ?? 0) - Number(b.pos ?? 0))
-      .map((i) => ({ id: str(i.id) as string, name: clean(i.name) as string, done: i.state === 'complete' }));
-    checklists.set(card, [...(checklists.get(card) ?? []), ...items]);
-  }
-  for await (const { value } of jsonItems(quiet, 'actions', 'actions')) {
-    const a = obj(value);
-    const data = obj(a?.data);
-    const card = str(obj(data?.card)?.id);
-    if (!a || !card) continue;
-    if (a.type === 'commentCard' && typeof data?.text === 'string') {
-      const creator = obj(a.memberCreator);
-      const author =
-        clean(creator?.username) ?? members.get(str(a.idMemberCreator) ?? '') ?? clean(creator?.fullName);
-      const list = comments.get(card) ?? [];
-      list.push({ author: author ?? null, createdAt: parseTimestamp(str(a.date)), body: data.text });
-      comments.set(card, list);
-    } else if (a.type === 'createCard' && str(a.date)) created.set(card, str(a.date) as string);
-  }
-  for await (const { row, value } of jsonItems(rc, 'cards', 'cards')) {
-    const card = obj(value);
+  const b = await readBoard(rc);
+  if (!b) return;
+  for await (const e of jsonItems(rc, (key) => key === 'cards', false).events) {
+    if (e.type !== 'item') continue;
+    const row = e.index + 1;
+    const line = e.place.line;
+    const card = obj(e.value);
     const id = str(card?.id);
     const title = clean(card?.name);
     if (!card || !id || !title) {
-      rc.problem({ row, message: !card ? 'Not a card object' : !id ? 'No id' : 'No name' });
+      rc.problem({ row, line, message: !card ? 'Not a card object' : !id ? 'No id' : 'No name' });
       continue;
     }
     const r = emptyRecord(row, id, title);
+    r.line = line;
     r.key = str(card.idShort) ? `#${str(card.idShort)}` : null;
     r.url = clean(card.url) ?? clean(card.shortUrl);
     r.description = clean(card.desc);
-    r.status = lists.get(str(card.idList) ?? '') ?? null;
+    const list = b.lists.get(str(card.idList) ?? '');
+    r.status = list?.name ?? null;
+    r.archived = card.closed === true || list?.closed === true;
+    r.archivedList = list?.closed ? list.name : null;
     r.labels = arr(card.idLabels)
-      .map((l) => labels.get(str(l) ?? ''))
+      .map((l) => b.labels.get(str(l) ?? ''))
       .filter((l): l is string => !!l);
     if (r.labels.length === 0)
       r.labels = arr(card.labels)
         .map((l) => clean(obj(l)?.name))
         .filter((l): l is string => !!l);
-    r.assignee = members.get(str(arr(card.idMembers)[0]) ?? '') || null;
+    r.assignee = b.members.get(str(arr(card.idMembers)[0]) ?? '') ?? null;
     r.dueDate = parseDay(str(card.due));
     r.startDate = parseDay(str(card.start));
-    r.createdAt = parseTimestamp(created.get(id) ?? objectIdTime(id));
+    r.createdAt = parseTimestamp(b.created.get(id) ?? objectIdTime(id));
     r.updatedAt = parseTimestamp(str(card.dateLastActivity));
     r.attachments = arr(card.attachments).flatMap((a) => {
       const url = clean(obj(a)?.url);
       return url && /^https?:\/\//i.test(url) ? [{ name: clean(obj(a)?.name) ?? url, url }] : [];
     });
-    r.comments = (comments.get(id) ?? []).sort((a, b) =>
-      (a.createdAt ?? '').localeCompare(b.createdAt ?? ''),
+    r.comments = (b.comments.get(id) ?? []).sort((x, y) =>
+      (x.createdAt ?? '').localeCompare(y.createdAt ?? ''),
     );
     yield r;
-    for (const item of checklists.get(id) ?? []) {
+    for (const item of b.checklists.get(id) ?? []) {
       const sub = emptyRecord(row, `checkitem:${item.id}`, item.name);
+      sub.line = line;
       sub.type = 'Subtask';
       sub.parent = id;
       sub.status = item.done ? 'Done' : r.status;
+      sub.archived = r.archived;
+      sub.archivedList = r.archivedList;
       sub.createdAt = objectIdTime(item.id);
       yield sub;
     }

@@ -1,13 +1,21 @@
 /**
  * The last phase of an import: parents and links between tickets, set once every ticket of the run
- * exists (they may name tickets later in the file, or imported by an earlier run).
+ * exists (they may name tickets later in the file, or imported by an earlier run), in the file's
+ * transaction.
  */
-import type { ProjectsTable } from '../../db/types.js';
-import type { ImportProblem, ImportResult } from '../../shared/imports.js';
-import type { Ctx } from '../context.js';
+import type { ImportProblem } from '../../shared/imports.js';
 import { newId, nowIso } from '../ids.js';
-import { transactWrite } from '../races.js';
-import { IMPORT_CHUNK as CHUNK, IMPORT_BATCH, type SourceRecord } from './source.js';
+import { IMPORT_CHUNK as CHUNK, type SourceRecord } from './source.js';
+import type { Writer } from './write.js';
+
+/** A new ticket that names a parent or other tickets (by source id or key). */
+export interface PendingRefs {
+  row: number;
+  line?: number;
+  ticketId: string;
+  parent: string | null;
+  links: SourceRecord['links'];
+}
 
 /** Links between tickets are stored once: `blocks` and `duplicates` one way, `relates_to` between sorted ids. */
 function canonicalLink(from: string, type: SourceRecord['links'][number]['type'], to: string) {
@@ -20,19 +28,16 @@ function canonicalLink(from: string, type: SourceRecord['links'][number]['type']
 /**
  * Sets parents and writes links once every ticket of the run exists. A reference that is not in
  * this file is looked up among the project's earlier imports from the same source (by id, then key);
- * one that is nowhere, or that would make a ticket its own ancestor, is a problem.
+ * one that is nowhere, or that would make a ticket its own ancestor, is a problem. A dry run
+ * (`w.tx` null) counts the links it would write; `refs` holds its records' ids and keys.
  */
 export async function connect(
-  ctx: Ctx,
-  project: ProjectsTable,
-  source: string,
-  dryRun: boolean,
+  w: Pick<Writer, 'ctx' | 'tx' | 'project' | 'source' | 'counts'>,
   refs: Map<string, string>,
-  pending: { row: number; ticketId: string; parent: string | null; links: SourceRecord['links'] }[],
+  pending: PendingRefs[],
   problem: (p: ImportProblem) => void,
-  counts: ImportResult['counts'],
 ) {
-  const db = ctx.db.kysely;
+  const db = w.tx ?? w.ctx.db.kysely;
   const missing = new Set<string>();
   for (const p of pending) {
     if (p.parent && !refs.has(p.parent)) missing.add(p.parent);
@@ -44,8 +49,8 @@ export async function connect(
     const rows = await db
       .selectFrom('import_sources')
       .select(['source_id', 'source_key', 'ticket_id'])
-      .where('project_id', '=', project.id)
-      .where('source', '=', source)
+      .where('project_id', '=', w.project.id)
+      .where('source', '=', w.source)
       .where((eb) => eb.or([eb('source_id', 'in', part), eb('source_key', 'in', part)]))
       .execute();
     for (const r of rows) {
@@ -53,6 +58,17 @@ export async function connect(
       if (r.source_key && !refs.has(r.source_key)) refs.set(r.source_key, r.ticket_id);
     }
   }
+  const parentOf = parentsOf(refs, pending, problem);
+  const links = linksOf(refs, pending, problem);
+  if (!w.tx) {
+    w.counts.links = links.length;
+    return;
+  }
+  await writeConnections(w.tx, w, parentOf, links);
+}
+
+/** Each new ticket's parent; an assignment that closes a loop is refused (a problem). */
+function parentsOf(refs: Map<string, string>, pending: PendingRefs[], problem: (p: ImportProblem) => void) {
   // Parents: a new ticket may be the parent of another; refuse any assignment that closes a loop.
   const parentOf = new Map<string, string>();
   for (const p of pending) {
@@ -61,6 +77,7 @@ export async function connect(
     if (!parentId) {
       problem({
         row: p.row,
+        ...(p.line ? { line: p.line } : {}),
         message: `The parent ${p.parent} is not in this import: imported without a parent`,
       });
       continue;
@@ -77,60 +94,70 @@ export async function connect(
     if (loop) {
       problem({
         row: p.row,
+        ...(p.line ? { line: p.line } : {}),
         message: `The parent ${p.parent} would make the ticket its own ancestor: left out`,
       });
       continue;
     }
     parentOf.set(p.ticketId, parentId);
   }
-  const links = new Map<string, { s: string; t: string; type: 'blocks' | 'duplicates' | 'relates_to' }>();
+  return parentOf;
+}
+
+type Link = { s: string; t: string; type: 'blocks' | 'duplicates' | 'relates_to' };
+
+/** The links, each once (canonicalLink); one to a ticket that is nowhere is a problem. */
+function linksOf(refs: Map<string, string>, pending: PendingRefs[], problem: (p: ImportProblem) => void) {
+  const links = new Map<string, Link>();
   for (const p of pending)
     for (const l of p.links) {
       const other = refs.get(l.ref);
       if (!other) {
-        problem({ row: p.row, message: `The linked ticket ${l.ref} is not in this import: link left out` });
+        problem({
+          row: p.row,
+          ...(p.line ? { line: p.line } : {}),
+          message: `The linked ticket ${l.ref} is not in this import: link left out`,
+        });
         continue;
       }
       if (other === p.ticketId) continue;
       const c = canonicalLink(p.ticketId, l.type, other);
       links.set(`${c.s}\u0000${c.t}\u0000${c.type}`, c);
     }
-  if (dryRun) {
-    counts.links = links.size;
-    return;
-  }
+  return [...links.values()];
+}
+
+async function writeConnections(
+  tx: NonNullable<Writer['tx']>,
+  w: Pick<Writer, 'ctx' | 'counts'>,
+  parentOf: Map<string, string>,
+  linkRows: Link[],
+) {
   const byParent = new Map<string, string[]>();
   for (const [child, parent] of parentOf) byParent.set(parent, [...(byParent.get(parent) ?? []), child]);
-  const parents = [...byParent.entries()];
-  const linkRows = [...links.values()];
+  for (const [parent, children] of byParent)
+    for (let k = 0; k < children.length; k += CHUNK)
+      await tx
+        .updateTable('tickets')
+        .set({ parent_id: parent })
+        .where('id', 'in', children.slice(k, k + CHUNK))
+        .execute();
   const now = nowIso();
-  for (let i = 0; i < Math.max(parents.length, linkRows.length); i += IMPORT_BATCH) {
-    await transactWrite(ctx, async (tx) => {
-      for (const [parent, children] of parents.slice(i, i + IMPORT_BATCH))
-        for (let k = 0; k < children.length; k += CHUNK)
-          await tx
-            .updateTable('tickets')
-            .set({ parent_id: parent })
-            .where('id', 'in', children.slice(k, k + CHUNK))
-            .execute();
-      const part = linkRows.slice(i, i + IMPORT_BATCH);
-      for (let k = 0; k < part.length; k += CHUNK) {
-        const res = await tx
-          .insertInto('ticket_links')
-          .values(
-            part.slice(k, k + CHUNK).map((l) => ({
-              id: newId(),
-              source_ticket_id: l.s,
-              target_ticket_id: l.t,
-              link_type: l.type,
-              created_by: ctx.actor?.userId ?? null,
-              created_at: now,
-            })),
-          )
-          .onConflict((oc) => oc.columns(['source_ticket_id', 'target_ticket_id', 'link_type']).doNothing())
-          .executeTakeFirst();
-        counts.links += Number(res.numInsertedOrUpdatedRows ?? 0);
-      }
-    });
+  for (let k = 0; k < linkRows.length; k += CHUNK) {
+    const res = await tx
+      .insertInto('ticket_links')
+      .values(
+        linkRows.slice(k, k + CHUNK).map((l) => ({
+          id: newId(),
+          source_ticket_id: l.s,
+          target_ticket_id: l.t,
+          link_type: l.type,
+          created_by: w.ctx.actor?.userId ?? null,
+          created_at: now,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['source_ticket_id', 'target_ticket_id', 'link_type']).doNothing())
+      .executeTakeFirst();
+    w.counts.links += Number(res.numInsertedOrUpdatedRows ?? 0);
   }
 }

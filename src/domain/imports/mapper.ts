@@ -7,6 +7,7 @@ import type { ColumnsTable } from '../../db/types.js';
 import { PRIORITIES, type Priority, TICKET_TYPES, type TicketType } from '../../shared/enums.js';
 import type { ImportFound, ImportMapping } from '../../shared/imports.js';
 import { LIMITS } from '../../shared/limits.js';
+import type { SourcePerson, SourceRecord } from './source.js';
 
 /** How many distinct source values `found` lists per kind. */
 const FOUND_MAX = 200;
@@ -83,7 +84,7 @@ export class Mapper {
   private readonly byUsername = new Map<string, UserRow>();
   private readonly byEmail = new Map<string, UserRow>();
   private readonly byName = new Map<string, UserRow | null>();
-  readonly found: ImportFound = { statuses: [], types: [], priorities: [], people: [], labels: [] };
+  readonly found: ImportFound;
   private readonly seen = {
     statuses: new Set<string>(),
     types: new Set<string>(),
@@ -106,6 +107,14 @@ export class Mapper {
     users: UserRow[],
     readonly members: Set<string>,
   ) {
+    this.found = {
+      statuses: [],
+      types: [],
+      priorities: [],
+      people: [],
+      labels: [],
+      archived: { records: 0, lists: [], choice: mapping.archived ?? 'done' },
+    };
     for (const c of columnRows) this.columns.set(lower(c.name), { id: c.id, name: c.name });
     for (const l of labelRows) this.labels.set(lower(l.name), { id: l.id, name: l.name });
     for (const s of sprintRows) this.sprints.set(lower(s.name), { id: s.id, name: s.name });
@@ -129,11 +138,28 @@ export class Mapper {
     };
   }
 
-  private note<K extends keyof ImportFound>(kind: K, source: string, entry: ImportFound[K][number]) {
+  private note<K extends keyof typeof this.seen>(kind: K, source: string, entry: ImportFound[K][number]) {
     const set = this.seen[kind];
     if (set.has(source) || set.size >= FOUND_MAX) return;
     set.add(source);
     (this.found[kind] as ImportFound[K][number][]).push(entry);
+  }
+
+  /**
+   * An archived record (mapping.archived): counted for the preview, with the archived list it was
+   * in. True when it is left out; else it goes to the done column (`doneColumn`).
+   */
+  archived(rec: SourceRecord): boolean {
+    const a = this.found.archived;
+    a.records++;
+    if (rec.archivedList && !a.lists.includes(rec.archivedList) && a.lists.length < FOUND_MAX)
+      a.lists.push(rec.archivedList);
+    return a.choice === 'skip';
+  }
+
+  /** Where archived records go: the column named Done, else the last. */
+  doneColumn(): string {
+    return this.stageColumns.last;
   }
 
   /** The column (by name) a source status goes to, and whether that column is new. */
@@ -182,20 +208,26 @@ export class Mapper {
     return out;
   }
 
-  /** The user a source person is: mapped, else the user with that username, e-mail or (unshared) display name. */
-  person(source: string | null): UserRow | null {
+  /**
+   * The user a source person is: mapped (by any of their names), else the user whose username or
+   * e-mail is one of their names, else the user whose display name (shared by nobody else) is.
+   */
+  person(source: SourcePerson | null): UserRow | null {
     if (!source) return null;
-    const k = lower(source);
+    const names = [source.name, ...source.aliases].map(lower);
+    const k = names.join('\u0000');
     if (this.people.has(k)) return this.people.get(k) ?? null;
     let user: UserRow | null = null;
-    if (this.peopleMap.has(k)) {
-      const target = this.peopleMap.get(k);
+    const mapped = names.find((n) => this.peopleMap.has(n));
+    if (mapped !== undefined) {
+      const target = this.peopleMap.get(mapped);
       user = target ? (this.byUsername.get(lower(target)) ?? this.byEmail.get(lower(target)) ?? null) : null;
     } else {
-      user = this.byUsername.get(k) ?? this.byEmail.get(k) ?? this.byName.get(k) ?? null;
+      for (const n of names) user ??= this.byUsername.get(n) ?? this.byEmail.get(n) ?? null;
+      for (const n of names) user ??= this.byName.get(n) ?? null;
     }
     this.people.set(k, user);
-    this.note('people', source, { source, username: user?.username ?? null });
+    this.note('people', source.name, { source: source.name, username: user?.username ?? null });
     return user;
   }
 

@@ -4,7 +4,7 @@
  * Also the shared reading helpers: text decoding (BOMs, UTF-16, Windows-1252) and dates.
  */
 import fs from 'node:fs';
-import type { ImportMapping, ImportProblem } from '../../shared/imports.js';
+import type { ImportFileProblem, ImportMapping, ImportProblem } from '../../shared/imports.js';
 
 /** Records written per transaction. */
 export const IMPORT_BATCH = 1000;
@@ -13,15 +13,31 @@ export const IMPORT_CHUNK = 400;
 
 export type SourceLinkType = 'blocks' | 'is_blocked_by' | 'duplicates' | 'is_duplicated_by' | 'relates_to';
 
+/**
+ * A person as the source names them: `name` as the source shows it (a full name where it has one),
+ * `aliases` the other ways it names them (username, e-mail). Matched by any of them.
+ */
+export interface SourcePerson {
+  name: string;
+  aliases: string[];
+}
+
+/** A person from the source's names (the first non-empty is the shown name), or null when all are empty. */
+export function sourcePerson(...names: (string | null | undefined)[]): SourcePerson | null {
+  const all = [...new Set(names.map((n) => n?.trim()).filter((n): n is string => !!n))];
+  return all.length ? { name: all[0], aliases: all.slice(1) } : null;
+}
+
 export interface SourceComment {
-  author: string | null;
+  author: SourcePerson | null;
   createdAt: string | null;
   body: string;
 }
 
 export interface SourceRecord {
-  /** Problems are reported with this number (see importProblem.row). */
+  /** Problems are reported with this number (see importProblem.row), and the line the record starts on. */
   row: number;
+  line?: number;
   /** The source's stable id of the ticket: what makes a re-run find it. */
   sourceId: string;
   /** The ticket's key in the source (ABC-12, #34), and its address there. */
@@ -32,9 +48,13 @@ export interface SourceRecord {
   type: string | null;
   priority: string | null;
   status: string | null;
-  assignee: string | null;
-  reporter: string | null;
+  assignee: SourcePerson | null;
+  reporter: SourcePerson | null;
   labels: string[];
+  /** Archived in the source (Trello: the card or its list; Linear: the Archived column): see mapping.archived. */
+  archived: boolean;
+  /** The archived list it is in (Trello), which gets no column. */
+  archivedList: string | null;
   storyPoints: number | null;
   sprint: string | null;
   startDate: string | null;
@@ -68,6 +88,8 @@ export const emptyRecord = (row: number, sourceId: string, title: string): Sourc
   assignee: null,
   reporter: null,
   labels: [],
+  archived: false,
+  archivedList: null,
   storyPoints: null,
   sprint: null,
   startDate: null,
@@ -88,7 +110,10 @@ export const emptyRecord = (row: number, sourceId: string, title: string): Sourc
 export interface ReadContext {
   file: string;
   mapping: ImportMapping;
+  /** A record that is read but left out, or what was left out of one (the import goes on). */
   problem(p: ImportProblem): void;
+  /** Malformed input: the file will be refused as a whole (the reader may go on to find more). */
+  malformed(p: ImportFileProblem): void;
   /** Called with the bytes read so far (for progress). */
   onBytes?(read: number): void;
 }

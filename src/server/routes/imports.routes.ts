@@ -4,12 +4,14 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { projectAccess } from '../../domain/access.js';
 import { AppError, badRequest, invalidField } from '../../domain/errors.js';
 import { exportCsv, exportTickets } from '../../domain/imports/export.js';
 import { importTickets } from '../../domain/imports/run.js';
+import { errorOut } from '../../shared/common.js';
 import { ERR } from '../../shared/errors.js';
-import { exportRowOut, importFields, importResult } from '../../shared/imports.js';
+import { exportRowOut, importFields, importRefusedOut, importResult } from '../../shared/imports.js';
 import { projectParams } from '../../shared/projects.js';
 import { ticketListQuery } from '../../shared/tickets.js';
 import { acceptUploads } from '../multipart.js';
@@ -55,7 +57,8 @@ export const importsRoutes: FastifyPluginAsyncZod = async (app) => {
             'Import tickets from a file (multipart: file, format, mapping?, dryRun?) — project admins and owners',
           consumes: ['multipart/form-data'],
           params: projectParams,
-          response: { 200: importResult },
+          // 400: a malformed file or one of another format (importRefusedOut), or the usual validation failure.
+          response: { 200: importResult, 400: z.union([importRefusedOut, errorOut]) },
         },
       },
       async (req) => {

@@ -1,27 +1,29 @@
 /**
  * The import wizard (/projects/KEY/import, docs/import.md): choose a file and its format, read the dry
  * run (what would be created, the rows that cannot be read, where every status, type, priority,
- * person and label goes), change those choices, import with progress, and see the result.
+ * person and label goes, what happens to archived cards), change those choices, import with
+ * progress, and see the result. A file the import refuses (malformed, or not the chosen format)
+ * shows why, line by line; nothing of it was written.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { PRIORITIES, TICKET_TYPES } from '../../shared/enums';
-import { IMPORT_FORMATS } from '../../shared/imports';
+import { IMPORT_FORMAT_NAMES, IMPORT_FORMATS } from '../../shared/imports';
 import { errorText } from '../api/client';
-import { type ImportFormat, type ImportMapping, type ImportResult, runImport } from '../api/imports';
+import {
+  type ImportFormat,
+  type ImportMapping,
+  type ImportRefused,
+  type ImportResult,
+  refusalOf,
+  runImport,
+} from '../api/imports';
 import { qk } from '../api/keys';
 import type { Project } from '../api/types';
+import { MappingChoices } from '../components/import/ImportMapping';
+import { Counts, Problems, RefusedFile } from '../components/import/ImportReport';
 import { FormError, ProjectFrame, Section } from '../components/ProjectNav';
-import { Button, Field, Input, Select } from '../components/ui';
-
-const FORMAT_NAMES: Record<ImportFormat, string> = {
-  'jira-csv': 'Jira (CSV export)',
-  'github-json': 'GitHub issues (JSON)',
-  'linear-csv': 'Linear (CSV export)',
-  'trello-json': 'Trello board (JSON export)',
-  csv: 'CSV with a header row',
-};
+import { Button, Field, Select } from '../components/ui';
 
 type Step = 'file' | 'checking' | 'preview' | 'importing' | 'done';
 
@@ -33,83 +35,8 @@ export function ImportPage({ projectKey }: { projectKey: string }) {
   );
 }
 
-function Counts({ result }: { result: ImportResult }) {
-  const c = result.counts;
-  const rows: [string, number][] = [
-    ['Tickets', c.tickets],
-    ['Comments', c.comments],
-    ['New labels', c.labels],
-    ['New columns', c.columns],
-    ['Links', c.links],
-    ['Imported before (skipped)', result.skipped],
-  ];
-  return (
-    <dl aria-label="Counts" className="grid grid-cols-[max-content_auto] gap-x-6 gap-y-1">
-      {rows.map(([name, n]) => (
-        <div key={name} className="contents">
-          <dt className="text-muted">{name}</dt>
-          <dd className="font-medium tabular-nums">{n.toLocaleString()}</dd>
-        </div>
-      ))}
-    </dl>
-  );
-}
-
-function Problems({ result }: { result: ImportResult }) {
-  if (result.problems.length === 0)
-    return <p className="text-muted">No problems: every record can be read.</p>;
-  return (
-    <div className="max-h-64 overflow-auto rounded-md border border-line">
-      <table aria-label="Problems" className="w-full text-left">
-        <thead className="bg-surface-2 text-muted">
-          <tr>
-            <th className="px-2 py-1 font-medium">Row</th>
-            <th className="px-2 py-1 font-medium">Problem</th>
-          </tr>
-        </thead>
-        <tbody>
-          {result.problems.map((p, i) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: problems have no id and never reorder
-            <tr key={i} className="border-t border-line">
-              <td className="px-2 py-1 tabular-nums">{p.row || '–'}</td>
-              <td className="px-2 py-1">{p.message}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-/** One kind of mapping: each source value with a control for where it goes. */
-function MappingTable({
-  title,
-  rows,
-}: {
-  title: string;
-  rows: { source: string; control: (label: string) => React.ReactNode; note?: string }[];
-}) {
-  if (rows.length === 0) return null;
-  return (
-    <fieldset className="flex flex-col gap-1">
-      <legend className="mb-1 text-[12px] font-medium text-muted">{title}</legend>
-      {rows.map((r) => (
-        <div
-          key={r.source}
-          className="grid grid-cols-[minmax(8rem,14rem)_minmax(10rem,16rem)_auto] items-center gap-2"
-        >
-          <span className="truncate" title={r.source}>
-            {r.source}
-          </span>
-          {r.control(`${title}: ${r.source}`)}
-          <span className="text-[12px] text-faint">{r.note}</span>
-        </div>
-      ))}
-    </fieldset>
-  );
-}
-
-function ImportWizard({ project }: { project: Project }) {
+/** The wizard's state and its two requests: check (a dry run) and import. */
+function useImportWizard(project: Project) {
   const [step, setStep] = useState<Step>('file');
   const [format, setFormat] = useState<ImportFormat>('jira-csv');
   const [file, setFile] = useState<File | null>(null);
@@ -118,11 +45,13 @@ function ImportWizard({ project }: { project: Project }) {
   const [result, setResult] = useState<ImportResult | null>(null);
   const [progress, setProgress] = useState(0);
   const [error, setError] = useState<string | null>(null);
+  const [refused, setRefused] = useState<ImportRefused | null>(null);
   const qc = useQueryClient();
 
   const send = async (dryRun: boolean) => {
     if (!file) return;
     setError(null);
+    setRefused(null);
     setProgress(0);
     setStep(dryRun ? 'checking' : 'importing');
     try {
@@ -130,95 +59,173 @@ function ImportWizard({ project }: { project: Project }) {
       if (dryRun) {
         setPreview(res);
         setStep('preview');
-      } else {
-        setResult(res);
-        setStep('done');
-        // The project's event stream says so too; this page need not wait for it.
-        for (const key of [
-          qk.tickets(project.id),
-          qk.columns(project.id),
-          qk.labels(project.id),
-          qk.sprints(project.id),
-        ])
-          qc.invalidateQueries({ queryKey: key });
+        return;
       }
+      setResult(res);
+      setStep('done');
+      // The project's event stream says so too; this page need not wait for it.
+      for (const key of [
+        qk.tickets(project.id),
+        qk.columns(project.id),
+        qk.labels(project.id),
+        qk.sprints(project.id),
+      ])
+        qc.invalidateQueries({ queryKey: key });
     } catch (e) {
-      setError(errorText(e));
-      setStep(dryRun ? 'file' : 'preview');
+      const r = refusalOf(e);
+      if (r) {
+        setRefused(r);
+        setPreview(null);
+      } else setError(errorText(e));
+      setStep(dryRun || r ? 'file' : 'preview');
     }
   };
+  /** A new file or format: the check and the mapping start over. */
+  const choose = (next: { format?: ImportFormat; file?: File | null }) => {
+    if (next.format) setFormat(next.format);
+    if (next.file !== undefined) setFile(next.file);
+    setPreview(null);
+    setRefused(null);
+    setMapping({});
+    setStep('file');
+  };
+  const restart = () => {
+    choose({ file: null });
+    setResult(null);
+  };
+  const busy = step === 'checking' || step === 'importing';
+  return {
+    step,
+    format,
+    file,
+    mapping,
+    setMapping,
+    preview,
+    result,
+    progress,
+    error,
+    refused,
+    busy,
+    send,
+    choose,
+    restart,
+  };
+}
 
-  const put = <K extends 'statuses' | 'types' | 'priorities' | 'people' | 'labels'>(
-    kind: K,
-    source: string,
-    value: NonNullable<ImportMapping[K]>[string],
-  ) => setMapping((m) => ({ ...m, [kind]: { ...(m[kind] ?? {}), [source]: value } }));
+type Wizard = ReturnType<typeof useImportWizard>;
 
-  const found = preview?.found;
+function FileStep({ w }: { w: Wizard }) {
+  return (
+    <Section
+      title="1. File"
+      description="The export file of the other tracker. Nothing is written until you import after the check."
+    >
+      <div className="flex flex-wrap items-end gap-3">
+        <Field label="Format">
+          {(id) => (
+            <Select
+              id={id}
+              className="w-64"
+              value={w.format}
+              disabled={w.busy}
+              onChange={(e) => w.choose({ format: e.target.value as ImportFormat })}
+            >
+              {IMPORT_FORMATS.map((f) => (
+                <option key={f} value={f}>
+                  {IMPORT_FORMAT_NAMES[f]}
+                </option>
+              ))}
+            </Select>
+          )}
+        </Field>
+        <Field label="Export file">
+          {(id) => (
+            <input
+              id={id}
+              type="file"
+              accept={w.format.endsWith('json') ? '.json,application/json' : '.csv,text/csv'}
+              disabled={w.busy}
+              onChange={(e) => w.choose({ file: e.target.files?.[0] ?? null })}
+            />
+          )}
+        </Field>
+        <Button variant="primary" disabled={!w.file || w.busy} onClick={() => w.send(true)}>
+          {w.step === 'checking' ? 'Checking…' : 'Check file'}
+        </Button>
+      </div>
+      {w.step === 'checking' && (
+        <p role="status" className="mt-2 text-muted">
+          {w.progress < 1 ? `Uploading… ${Math.round(w.progress * 100)}%` : 'Reading the file…'}
+        </p>
+      )}
+      <div className="mt-2 flex flex-col gap-2">
+        <FormError error={w.error} />
+        {w.refused && <RefusedFile refused={w.refused} />}
+      </div>
+    </Section>
+  );
+}
+
+function MappingStep({ w, preview }: { w: Wizard; preview: ImportResult }) {
+  return (
+    <Section
+      title="3. Mapping"
+      description="Where each value of the file goes. The defaults need no change; check again to see the counts with your choices."
+    >
+      <div className="flex flex-col gap-4">
+        <MappingChoices found={preview.found} mapping={w.mapping} setMapping={w.setMapping} />
+        <div className="flex gap-2">
+          <Button onClick={() => w.send(true)} disabled={w.step === 'importing'}>
+            Check again
+          </Button>
+          <Button variant="primary" onClick={() => w.send(false)} disabled={w.step === 'importing'}>
+            {w.step === 'importing'
+              ? 'Importing…'
+              : `Import ${preview.counts.tickets.toLocaleString()} tickets`}
+          </Button>
+        </div>
+        {w.step === 'importing' && (
+          <div role="status" className="flex flex-col gap-1">
+            <progress className="w-full" max={1} value={w.progress < 1 ? w.progress : undefined} />
+            <span className="text-muted">
+              {w.progress < 1
+                ? `Uploading… ${Math.round(w.progress * 100)}%`
+                : 'Importing… this can take a minute for large files.'}
+            </span>
+          </div>
+        )}
+      </div>
+    </Section>
+  );
+}
+
+function DoneStep({ w, result, project }: { w: Wizard; result: ImportResult; project: Project }) {
+  return (
+    <Section title="Imported" description="The import is finished.">
+      <div className="flex flex-col gap-3">
+        <Counts result={result} />
+        <Problems result={result} />
+        <div className="flex gap-2">
+          <Link href={`/projects/${project.key}`} className="text-accent hover:underline">
+            Open the board
+          </Link>
+          <button type="button" className="text-accent hover:underline" onClick={w.restart}>
+            Import another file
+          </button>
+        </div>
+      </div>
+    </Section>
+  );
+}
+
+function ImportWizard({ project }: { project: Project }) {
+  const w = useImportWizard(project);
+  const { preview, result } = w;
   return (
     <div className="flex max-w-3xl flex-col gap-4 overflow-auto p-4">
       <h1 className="text-[16px] font-semibold">Import tickets into {project.name}</h1>
-      <Section
-        title="1. File"
-        description="The export file of the other tracker. Nothing is written until you import after the check."
-      >
-        <div className="flex flex-wrap items-end gap-3">
-          <Field label="Format">
-            {(id) => (
-              <Select
-                id={id}
-                className="w-64"
-                value={format}
-                disabled={step === 'checking' || step === 'importing'}
-                onChange={(e) => {
-                  setFormat(e.target.value as ImportFormat);
-                  setPreview(null);
-                  setStep('file');
-                }}
-              >
-                {IMPORT_FORMATS.map((f) => (
-                  <option key={f} value={f}>
-                    {FORMAT_NAMES[f]}
-                  </option>
-                ))}
-              </Select>
-            )}
-          </Field>
-          <Field label="Export file">
-            {(id) => (
-              <input
-                id={id}
-                type="file"
-                accept={format.endsWith('json') ? '.json,application/json' : '.csv,text/csv'}
-                disabled={step === 'checking' || step === 'importing'}
-                onChange={(e) => {
-                  setFile(e.target.files?.[0] ?? null);
-                  setPreview(null);
-                  setMapping({});
-                  setStep('file');
-                }}
-              />
-            )}
-          </Field>
-          <Button
-            variant="primary"
-            disabled={!file || step === 'checking' || step === 'importing'}
-            onClick={() => send(true)}
-          >
-            {step === 'checking' ? 'Checking…' : 'Check file'}
-          </Button>
-        </div>
-        {step === 'checking' && (
-          <p role="status" className="mt-2 text-muted">
-            {progress < 1 ? `Uploading… ${Math.round(progress * 100)}%` : 'Reading the file…'}
-          </p>
-        )}
-        <div className="mt-2">
-          <FormError error={error} />
-        </div>
-      </Section>
-
-      {preview && found && step !== 'done' && (
+      <FileStep w={w} />
+      {preview && w.step !== 'done' && (
         <>
           <Section
             title="2. Preview"
@@ -229,154 +236,10 @@ function ImportWizard({ project }: { project: Project }) {
               <Problems result={preview} />
             </div>
           </Section>
-          <Section
-            title="3. Mapping"
-            description="Where each value of the file goes. The defaults need no change; check again to see the counts with your choices."
-          >
-            <div className="flex flex-col gap-4">
-              <MappingTable
-                title="Statuses to columns"
-                rows={found.statuses.map((s) => ({
-                  source: s.source,
-                  note: s.create ? 'new column' : undefined,
-                  control: (label) => (
-                    <Input
-                      aria-label={label}
-                      defaultValue={mapping.statuses?.[s.source] ?? s.column}
-                      onBlur={(e) =>
-                        e.target.value.trim() && put('statuses', s.source, e.target.value.trim())
-                      }
-                    />
-                  ),
-                }))}
-              />
-              <label className="flex items-center gap-2">
-                <input
-                  type="checkbox"
-                  checked={mapping.createColumns !== false}
-                  onChange={(e) => setMapping((m) => ({ ...m, createColumns: e.target.checked }))}
-                />
-                Create a column for a status that has none (otherwise: the first column)
-              </label>
-              <MappingTable
-                title="Types"
-                rows={found.types.map((t) => ({
-                  source: t.source,
-                  control: (label) => (
-                    <Select
-                      aria-label={label}
-                      value={mapping.types?.[t.source] ?? t.type}
-                      onChange={(e) =>
-                        put('types', t.source, e.target.value as (typeof TICKET_TYPES)[number])
-                      }
-                    >
-                      {TICKET_TYPES.map((x) => (
-                        <option key={x}>{x}</option>
-                      ))}
-                    </Select>
-                  ),
-                }))}
-              />
-              <MappingTable
-                title="Priorities"
-                rows={found.priorities.map((p) => ({
-                  source: p.source,
-                  control: (label) => (
-                    <Select
-                      aria-label={label}
-                      value={mapping.priorities?.[p.source] ?? p.priority}
-                      onChange={(e) =>
-                        put('priorities', p.source, e.target.value as (typeof PRIORITIES)[number])
-                      }
-                    >
-                      {PRIORITIES.map((x) => (
-                        <option key={x}>{x}</option>
-                      ))}
-                    </Select>
-                  ),
-                }))}
-              />
-              <MappingTable
-                title="People"
-                rows={found.people.map((p) => ({
-                  source: p.source,
-                  note: p.username ? undefined : 'no user: the name is kept in the description',
-                  control: (label) => (
-                    <Input
-                      aria-label={label}
-                      placeholder="username or e-mail"
-                      defaultValue={mapping.people?.[p.source] ?? p.username ?? ''}
-                      onBlur={(e) => put('people', p.source, e.target.value.trim() || null)}
-                    />
-                  ),
-                }))}
-              />
-              <MappingTable
-                title="Labels"
-                rows={found.labels.map((l) => ({
-                  source: l.source,
-                  note: l.create ? 'new label' : undefined,
-                  control: (label) => (
-                    <Input
-                      aria-label={label}
-                      placeholder="(left out)"
-                      defaultValue={mapping.labels?.[l.source] ?? l.label ?? ''}
-                      onBlur={(e) => put('labels', l.source, e.target.value.trim() || null)}
-                    />
-                  ),
-                }))}
-              />
-              <div className="flex gap-2">
-                <Button onClick={() => send(true)} disabled={step === 'importing'}>
-                  Check again
-                </Button>
-                <Button variant="primary" onClick={() => send(false)} disabled={step === 'importing'}>
-                  {step === 'importing'
-                    ? 'Importing…'
-                    : `Import ${preview.counts.tickets.toLocaleString()} tickets`}
-                </Button>
-              </div>
-              {step === 'importing' && (
-                <div role="status" className="flex flex-col gap-1">
-                  <progress className="w-full" max={1} value={progress < 1 ? progress : undefined} />
-                  <span className="text-muted">
-                    {progress < 1
-                      ? `Uploading… ${Math.round(progress * 100)}%`
-                      : 'Importing… this can take a minute for large files.'}
-                  </span>
-                </div>
-              )}
-            </div>
-          </Section>
+          <MappingStep w={w} preview={preview} />
         </>
       )}
-
-      {step === 'done' && result && (
-        <Section title="Imported" description="The import is finished.">
-          <div className="flex flex-col gap-3">
-            <Counts result={result} />
-            <Problems result={result} />
-            <div className="flex gap-2">
-              <Link href={`/projects/${project.key}`} className="text-accent hover:underline">
-                Open the board
-              </Link>
-              <button
-                type="button"
-                className="text-accent hover:underline"
-                onClick={() => {
-                  setStep('file');
-                  setPreview(null);
-                  setResult(null);
-                  setFile(null);
-                  setMapping({});
-                }}
-              >
-                Import another file
-              </button>
-            </div>
-          </div>
-        </Section>
-      )}
+      {w.step === 'done' && result && <DoneStep w={w} result={result} project={project} />}
     </div>
   );
 }
