@@ -61,7 +61,7 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/;
 
 const ALLOWED_SCHEMES =
-  'https, http on a loopback address (localhost, 127.0.0.1, [::1]), or an app\'s private-use scheme in reverse-domain form (com.example.app:/callback)';
+  "https, http on a loopback address (localhost, 127.0.0.1, [::1]), or an app's private-use scheme in reverse-domain form (com.example.app:/callback)";
 
 /**
  * Why a redirect URI cannot be registered, or null when it can (RFC 8252, OAuth 2.1 section 2.3.1):
