@@ -74,6 +74,7 @@ describe('the audit log', () => {
       'api_key.created',
       'auth.login',
       'session.ended',
+      'api_key.revoked', // the MCP key ends with the password (docs/security.md)
       'account.password_changed',
     ]);
     const failed = mine[1];

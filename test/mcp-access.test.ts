@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocketClient } from '../src/mcp/client.js';
 import { CATALOGUE } from '../src/mcp/server.js';
 import { createTestApp } from './helpers/app.js';
-import { type Client, signUp } from './helpers/factories.js';
+import { type Client, signIn, signUp } from './helpers/factories.js';
 import { closedPort, connectHttp, connectStdio, fails, ok } from './helpers/mcp.js';
 
 /**
@@ -120,7 +120,7 @@ describe('access to the tool server', () => {
     await again.close();
   });
 
-  it('stops the key of a disabled user, and works again when re-enabled', async () => {
+  it('stops the key of a disabled user for good: re-enabling needs a new key', async () => {
     const stdio = await connectStdio(s.base, key);
     try {
       await ok(stdio, 'list_users');
@@ -130,9 +130,18 @@ describe('access to the tool server', () => {
       expect(await fails(stdio, 'list_users')).toBe('Invalid API key');
       expect((await rawMcp(s.base, { authorization: `Bearer ${key}` })).status).toBe(401);
       expect((await admin.patch(`/api/admin/users/${user.userId}`, { isActive: true })).statusCode).toBe(200);
-      await ok(stdio, 'list_users');
+      // Disabling ended the user's keys (docs/security.md): the old key stays refused.
+      expect(await fails(stdio, 'list_users')).toBe('Invalid API key');
     } finally {
       await stdio.close();
+    }
+    user = await signIn(s.t.app, user.username);
+    key = (await user.post('/api/me/mcp-key')).json().apiKey;
+    const again = await connectStdio(s.base, key);
+    try {
+      await ok(again, 'list_users');
+    } finally {
+      await again.close();
     }
   });
 

@@ -132,8 +132,8 @@ describe.each<Transport>(['http', 'stdio'])('tools over %s', (kind) => {
     });
     expect(hints(byName.delete_comment.annotations).destructive).toBe(true);
     expect(hints(byName.list_comments.annotations).readOnly).toBe(true);
-    // title may come from a template (decision 050); the tool says when neither gives one.
-    expect(byName.create_ticket.inputSchema.required).toEqual(['projectKey']);
+    // SPEC: title is required (docs/decisions/058-trust-findings.md).
+    expect(byName.create_ticket.inputSchema.required).toEqual(['projectKey', 'title']);
   });
 
   describe('projects', () => {
@@ -746,7 +746,7 @@ describe.each<Transport>(['http', 'stdio'])('tools over %s', (kind) => {
         'Invalid arguments for list_tickets: limit: must be at least 1',
       );
       expect(await fails(c, 'create_ticket', { projectKey: KEY, priority: 'urgent', labels: 'ui' })).toBe(
-        'Invalid arguments for create_ticket: priority: must be one of lowest, low, medium, high, highest, critical; labels: must be a list',
+        'Invalid arguments for create_ticket: title: required; priority: must be one of lowest, low, medium, high, highest, critical; labels: must be a list',
       );
       expect(await fails(c, 'list_users', { limit: 2.5 })).toBe(
         'Invalid arguments for list_users: limit: must be a whole number',
