@@ -74,9 +74,10 @@ describe('the audit log', () => {
       'api_key.created',
       'auth.login',
       'session.ended',
-      'api_key.revoked', // the MCP key ends with the password (docs/security.md)
+      'api_key.revoked', // the MCP key ends with the password (issue 49)
       'account.password_changed',
     ]);
+    expect(mine[8].details).toEqual({ name: 'MCP', reason: 'password changed' });
     const failed = mine[1];
     expect(failed).toMatchObject({
       actor: { id: u.userId, username: name },

@@ -111,7 +111,7 @@ export function EndedSummary({ result }: { result: PasswordChangedOut }) {
       className="rounded-md border border-line bg-surface-2 p-3 text-[13px]"
       data-testid="password-ended"
     >
-      <p className="font-medium">Password changed.</p>
+      <p className="font-medium">What ended with the old password</p>
       {endedLines(result).map((line) => (
         <p key={line} className="text-muted">
           {line}
