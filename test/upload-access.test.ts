@@ -93,8 +93,10 @@ describe('a file shown in a ticket description', () => {
 
   it('under a base path or as a whole URL, the text shows the file all the same', async () => {
     const url = await uploadPng(owner);
+    expect(await status(mate, url)).toBe(404);
     await makeTicket(owner, project.id, { description: `![a](https://docket.example/docket${url})` });
     expect(await status(mate, url)).toBe(200);
+    expect(await status(stranger, url)).toBe(404);
   });
 
   it('goes to the trash with its ticket and comes back with it', async () => {
