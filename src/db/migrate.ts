@@ -35,6 +35,7 @@ import * as m092 from './migrations/092_search_titles.js';
 import * as m093 from './migrations/093_search_facets.js';
 import * as m094 from './migrations/094_search_facets_postgres.js';
 import * as m115 from './migrations/115_upload_refs.js';
+import * as m116 from './migrations/116_rate_limit_refusals.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -75,6 +76,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '093_search_facets': m093,
   '094_search_facets_postgres': m094,
   '115_upload_refs': m115,
+  '116_rate_limit_refusals': m116,
 };
 
 /** Every migration's name, in order. */

@@ -551,4 +551,6 @@ export interface RateLimitsTable {
   count: number;
   /** Milliseconds since the epoch. */
   reset_at: number;
+  /** Requests refused in this window (migration 116): the first is recorded in the audit log. */
+  refused: Generated<number>;
 }

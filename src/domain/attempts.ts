@@ -1,8 +1,6 @@
 import type { Db } from '../db/connect.js';
-import { ERR } from '../shared/errors.js';
 import type { Services } from './context.js';
-import { AppError } from './errors.js';
-import { WindowCounter } from './rate-limit.js';
+import { RateLimited, WindowCounter } from './rate-limit.js';
 
 /**
  * Password attempts: sign-ins, credential checks and every current-password confirmation (e-mail,
@@ -28,12 +26,12 @@ export class AttemptLimiter {
    * The address is counted first, so that a blocked address adds no counter per name it tries.
    */
   async begin(account: string, address: string | null): Promise<Attempt> {
-    const addressWait = address ? await this.addresses.hit(address) : 0;
-    if (addressWait > 0) throw new AppError(429, ERR.rateLimit, { retryAfter: addressWait });
-    const accountWait = await this.accounts.hit(account);
-    if (accountWait > 0) {
+    const byAddress = address ? await this.addresses.check(address) : null;
+    if (byAddress) throw new RateLimited(byAddress);
+    const byAccount = await this.accounts.check(account);
+    if (byAccount) {
       if (address) await this.addresses.remove(address);
-      throw new AppError(429, ERR.rateLimit, { retryAfter: accountWait });
+      throw new RateLimited(byAccount);
     }
     let done = false;
     return {

@@ -49,7 +49,11 @@ export type AuditAction =
   | 'ticket.purged'
   | 'webhook.created'
   | 'webhook.updated'
-  | 'webhook.deleted';
+  | 'webhook.deleted'
+  | 'account.password_check_failed'
+  | 'rate_limit.refused'
+  | 'rate_limit.audit_capped'
+  | 'project.tickets_exported';
 
 export interface AuditEntry {
   action: AuditAction;

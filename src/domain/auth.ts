@@ -250,13 +250,17 @@ export async function endAllSessions(tx: Tx, userId: string): Promise<void> {
 
 /**
  * Checks the acting user's own password for sensitive operations; wrong ones count toward the
- * same limit as failed sign-ins (per account and per address, before the hash check).
+ * same limit as failed sign-ins (per account and per address, before the hash check), and are
+ * recorded in the audit log (`account.password_check_failed`: the field, `confirmPassword` for an
+ * administrator's confirmation, and what it was to confirm when the caller says).
  */
 export async function requirePassword(
   ctx: Ctx,
   userId: string,
   password: string,
   message: string,
+  /** What the password confirms, for the audit log (`database export`, `user update`, …). */
+  purpose?: string,
 ): Promise<UsersTable> {
   const attempt = await attemptLimiter(ctx).begin(userAccount(userId), ctx.address);
   const user = await ctx.db.kysely
@@ -264,7 +268,17 @@ export async function requirePassword(
     .selectAll()
     .where('id', '=', userId)
     .executeTakeFirst();
-  if (!user || !(await verifyPassword(user.password_hash, password))) throw badRequest(message);
+  if (!user || !(await verifyPassword(user.password_hash, password))) {
+    await audit(ctx.db.kysely, ctx, {
+      action: 'account.password_check_failed',
+      target: { type: 'user', id: userId },
+      details: {
+        field: message === ERR.invalidPasswordConfirmation ? 'confirmPassword' : 'password',
+        ...(purpose ? { purpose } : {}),
+      },
+    });
+    throw badRequest(message);
+  }
   await attempt.succeeded();
   return user;
 }

@@ -12,9 +12,9 @@ import { actorOf, type Ctx } from './context.js';
  */
 export type ConfirmedAdmin = { admin: string; adminUsername: string };
 
-export async function confirm(ctx: Ctx, password: string): Promise<ConfirmedAdmin> {
+export async function confirm(ctx: Ctx, password: string, purpose: string): Promise<ConfirmedAdmin> {
   const actor = actorOf(ctx);
-  const admin = await requirePassword(ctx, actor.userId, password, ERR.invalidPasswordConfirmation);
+  const admin = await requirePassword(ctx, actor.userId, password, ERR.invalidPasswordConfirmation, purpose);
   return { admin: admin.id, adminUsername: admin.username };
 }
 
@@ -29,7 +29,7 @@ function auditDatabase(
 }
 
 export async function exportDatabase(ctx: Ctx, confirmPassword: string) {
-  const who = await confirm(ctx, confirmPassword);
+  const who = await confirm(ctx, confirmPassword, 'database export');
   await auditDatabase(ctx, who, 'admin.database_exported');
   ctx.log.info({ ...who, action: 'database.export' }, 'administrator exported the database');
   // The first piece opens the snapshot: a failure there is still an ordinary error response, not a
@@ -63,7 +63,7 @@ export async function importDatabase(ctx: Ctx, file: string, who: ConfirmedAdmin
 }
 
 export async function wipeDatabase(ctx: Ctx, confirmPassword: string) {
-  const who = await confirm(ctx, confirmPassword);
+  const who = await confirm(ctx, confirmPassword, 'database wipe');
   const result = await wipeEverything(ctx);
   await auditDatabase(ctx, who, 'admin.database_wiped');
   ctx.log.info({ ...who, action: 'database.wipe' }, 'administrator wiped all data');
@@ -71,7 +71,7 @@ export async function wipeDatabase(ctx: Ctx, confirmPassword: string) {
 }
 
 export async function wipeProjects(ctx: Ctx, confirmPassword: string) {
-  const who = await confirm(ctx, confirmPassword);
+  const who = await confirm(ctx, confirmPassword, 'projects wipe');
   const wiped = await wipeAllProjects(ctx);
   await auditDatabase(ctx, who, 'admin.projects_wiped', { wiped });
   ctx.log.info({ ...who, action: 'database.wipe-projects', wiped }, 'administrator wiped all projects');

@@ -375,7 +375,7 @@ export async function adminGetUser(ctx: Ctx, userId: string) {
 }
 
 export async function adminCreateUser(ctx: Ctx, adminId: string, input: z.infer<typeof adminCreateUserBody>) {
-  await requirePassword(ctx, adminId, input.confirmPassword, ERR.invalidPasswordConfirmation);
+  await requirePassword(ctx, adminId, input.confirmPassword, ERR.invalidPasswordConfirmation, 'user creation');
   const user = await createUserDirect(
     ctx,
     {
@@ -435,7 +435,7 @@ export async function adminUpdateUser(
 }
 
 export async function adminDeleteUser(ctx: Ctx, adminId: string, userId: string, confirmPassword: string) {
-  await requirePassword(ctx, adminId, confirmPassword, ERR.invalidPasswordConfirmation);
+  await requirePassword(ctx, adminId, confirmPassword, ERR.invalidPasswordConfirmation, 'user deletion');
   if (userId === adminId) throw badRequest(ERR.cannotDeleteSelf);
   await deleteUserAndFiles(ctx, userId, 'admin.user_deleted');
   ctx.log.info({ admin: adminId, user: userId }, 'admin deleted a user');

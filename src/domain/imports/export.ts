@@ -7,13 +7,19 @@ import { stringify } from 'csv-stringify/sync';
 import { EXPORT_COLUMNS, type ExportRow } from '../../shared/imports.js';
 import type { TicketListQuery } from '../../shared/tickets.js';
 import { projectAccess } from '../access.js';
+import { audit } from '../audit.js';
 import type { Ctx } from '../context.js';
 import { listTicketsOf } from '../ticket-reads.js';
 import { joinLabels } from './csv.js';
 
 const CHUNK = 500;
 
-export async function exportTickets(ctx: Ctx, projectRef: string, q: TicketListQuery) {
+export async function exportTickets(
+  ctx: Ctx,
+  projectRef: string,
+  q: TicketListQuery,
+  format: 'csv' | 'json',
+) {
   const db = ctx.db.kysely;
   const { project } = await projectAccess(ctx, db, projectRef);
   const { items } = await listTicketsOf(ctx, project, q);
@@ -67,6 +73,17 @@ export async function exportTickets(ctx: Ctx, projectRef: string, q: TicketListQ
     affectedVersion: t.affectedVersion,
     fixVersion: t.fixVersion,
   }));
+  // Recorded before the download is sent: who took which tickets out, and how many (decision 058).
+  await audit(db, ctx, {
+    action: 'project.tickets_exported',
+    target: { type: 'project', id: project.id },
+    details: {
+      project: project.key,
+      format,
+      count: rows.length,
+      filters: Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)),
+    },
+  });
   return { project, rows };
 }
 

@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AppError } from '../../domain/errors.js';
+import { RateLimited } from '../../domain/rate-limit.js';
+import { auditRefusal } from '../../domain/refusals.js';
 import { ERR } from '../../shared/errors.js';
 
 const toPath = (instancePath: string) => instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.');
@@ -25,6 +27,17 @@ export function registerErrorHandler(app: FastifyInstance) {
     return { error: 'invalid_request', error_description: where ? `${p.error}: ${where}` : p.error };
   });
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    // A rate limit's refusal: the first of its window is recorded in the audit log (refusals.ts).
+    if (err instanceof RateLimited && err.refusal.first) {
+      const who = { actor: request.ctx?.actor ?? null, address: request.ctx?.address ?? request.ip ?? null };
+      const route = `${request.method} ${request.routeOptions.url ?? request.url}`;
+      return auditRefusal(app.services, who, err.refusal, route)
+        .catch((failure) => request.log.error({ err: failure }, 'could not record a refusal'))
+        .then(() => {
+          reply.header('Retry-After', String(err.refusal.retryAfter));
+          return reply.status(429).send({ error: err.message });
+        });
+    }
     if (err instanceof AppError) {
       if (err.status === 429 && typeof err.extra.retryAfter === 'number') {
         reply.header('Retry-After', String(err.extra.retryAfter));

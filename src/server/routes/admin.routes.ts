@@ -217,7 +217,7 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
                   part.file.resume();
                   throw invalidField('confirmPassword', 'Required, before the file');
                 }
-                who = await confirm(req.ctx, confirmPassword);
+                who = await confirm(req.ctx, confirmPassword, 'database import');
                 await pipeline(part.file, fs.createWriteStream(upload));
                 received = true;
               } else if (part.fieldname === 'confirmPassword' && typeof part.value === 'string') {

@@ -34,7 +34,7 @@ export const importsRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
       async (req, reply) => {
-        const { project, rows } = await exportTickets(req.ctx, req.params.projectId, req.query);
+        const { project, rows } = await exportTickets(req.ctx, req.params.projectId, req.query, format);
         reply
           .header('Content-Disposition', `attachment; filename="${project.key}-tickets.${format}"`)
           .header('Cache-Control', 'no-store')
