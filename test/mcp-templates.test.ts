@@ -63,9 +63,10 @@ describe.each<Transport>(['http', 'stdio'])('templates over %s', (kind) => {
   });
 
   it('create_ticket with a template by partial name fills what the call leaves out; the call wins', async () => {
-    const filled = await ok(c, 'create_ticket', { projectKey: key, template: 'bug' });
+    // The title is required (SPEC, decision 058): the template's "Bug: " is a pattern to follow.
+    const filled = await ok(c, 'create_ticket', { projectKey: key, template: 'bug', title: 'Bug: crash' });
     expect(filled.data).toMatchObject({
-      title: 'Bug:',
+      title: 'Bug: crash',
       type: 'bug',
       priority: 'high',
       labels: ['bug'],
@@ -94,15 +95,15 @@ describe.each<Transport>(['http', 'stdio'])('templates over %s', (kind) => {
     expect(plain.data).toMatchObject({ type: 'task', priority: 'medium' });
   });
 
-  it('names what is missing: an unknown template, or no title anywhere', async () => {
-    expect(await fails(c, 'create_ticket', { projectKey: key, template: 'Epic plan' })).toBe(
+  it('names what is missing: an unknown template, or no title (required, with a template too)', async () => {
+    expect(await fails(c, 'create_ticket', { projectKey: key, template: 'Epic plan', title: 'x' })).toBe(
       'Template not found: Epic plan (known: Bug report, Spike)',
     );
-    expect(await fails(c, 'create_ticket', { projectKey: key, template: 'Spike' })).toBe(
-      'Give title (or a template that has one: get_project lists them).',
-    );
-    expect(await fails(c, 'create_ticket', { projectKey: key })).toBe(
-      'Give title (or a template that has one: get_project lists them).',
-    );
+    for (const args of [
+      { projectKey: key, template: 'Bug report' },
+      { projectKey: key, template: 'Spike' },
+      { projectKey: key },
+    ])
+      expect(await fails(c, 'create_ticket', args)).toBe('Invalid arguments for create_ticket: title: required');
   });
 });

@@ -361,8 +361,9 @@ describe('members', () => {
     const dup = await owner.post(`/api/projects/${p.id}/members`, { userId: amy.userId });
     expect(dup.statusCode).toBe(409);
     const none = await owner.post(`/api/projects/${p.id}/members`, { username: 'nobody-here-at-all' });
-    expect(none.statusCode).toBe(400);
-    expect(none.json().details[0].path).toBe('username');
+    // DECISIONS section 4 (decision 058): a user that does not exist is 404 `User not found`.
+    expect(none.statusCode).toBe(404);
+    expect(none.json()).toEqual({ error: 'User not found' });
     const neither = await owner.post(`/api/projects/${p.id}/members`, { role: 'member' });
     expect(neither.statusCode).toBe(400);
     const badRole = await owner.post(`/api/projects/${p.id}/members`, { userId: other.userId, role: 'king' });

@@ -7,7 +7,7 @@ import { type ProjectAccess, projectAccess } from './access.js';
 import { audit } from './audit.js';
 import { lockBoard } from './board-ranks.js';
 import { type Ctx, type Emit, type Tx, transact } from './context.js';
-import { badRequest, conflict, forbidden, invalidField, isUniqueViolation, notFound } from './errors.js';
+import { badRequest, conflict, forbidden, isUniqueViolation, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
 import { forgetProjectNotifications, notifyMemberAdded } from './notifications/index.js';
 import { presentMember } from './presenters/projects.js';
@@ -97,8 +97,8 @@ export async function addMember(ctx: Ctx, ref: string, body: z.infer<typeof addM
         ? q.where('id', '=', body.userId.toLowerCase())
         : q.where(sql`lower(username)`, '=', (body.username ?? '').toLowerCase());
       const user = await q.executeTakeFirst();
-      const field = body.userId ? 'userId' : 'username';
-      if (user?.is_active !== 1) throw invalidField(field, ERR.userNotFound);
+      // No such active user, named by id or username: 404 `User not found` (DECISIONS section 4).
+      if (user?.is_active !== 1) throw notFound(ERR.userNotFound);
       const existing = await tx
         .selectFrom('project_members')
         .select('id')

@@ -174,7 +174,7 @@ const createTicketTool = defineTool({
   description: 'Create a ticket. column, assignee, sprint, labels, template: names (partial) or ids.',
   input: {
     projectKey: projectKeyParam,
-    title: z.string().optional(),
+    title: z.string(),
     template: z.string().optional(),
     type: toolType.optional(),
     priority: toolPriority.optional(),
@@ -195,10 +195,9 @@ const createTicketTool = defineTool({
       a.template !== undefined ? getTemplates(api, a.projectKey) : null,
     ]);
     const template = templates && a.template !== undefined ? findTemplate(api, templates, a.template) : null;
-    if (a.title === undefined && !template?.title)
-      throw new ToolError('Give title (or a template that has one: get_project lists them).');
+    // SPEC: title is required; a template fills the other fields it presets (decision 058).
     const body = {
-      ...(a.title !== undefined ? { title: a.title } : {}),
+      title: a.title,
       ...(template ? { templateId: template.id } : {}),
       ...(a.type !== undefined ? { type: httpType(a.type) } : {}),
       ...(a.priority !== undefined ? { priority: httpPriority(a.priority) } : {}),
