@@ -104,6 +104,8 @@ describe.each<Transport>(['http', 'stdio'])('templates over %s', (kind) => {
       { projectKey: key, template: 'Spike' },
       { projectKey: key },
     ])
-      expect(await fails(c, 'create_ticket', args)).toBe('Invalid arguments for create_ticket: title: required');
+      expect(await fails(c, 'create_ticket', args)).toBe(
+        'Invalid arguments for create_ticket: title: required',
+      );
   });
 });

@@ -375,7 +375,13 @@ export async function adminGetUser(ctx: Ctx, userId: string) {
 }
 
 export async function adminCreateUser(ctx: Ctx, adminId: string, input: z.infer<typeof adminCreateUserBody>) {
-  await requirePassword(ctx, adminId, input.confirmPassword, ERR.invalidPasswordConfirmation, 'user creation');
+  await requirePassword(
+    ctx,
+    adminId,
+    input.confirmPassword,
+    ERR.invalidPasswordConfirmation,
+    'user creation',
+  );
   const user = await createUserDirect(
     ctx,
     {
