@@ -276,7 +276,8 @@ describe('webhook targets: IPv6 addresses that carry a private IPv4 address', ()
     for (const a of allowed) expect(isPublicAddress(a), a).toBe(true);
   });
 
-  it('refuses such a hook with 400, unless private targets are allowed', async () => {
+  // Two instances of their own (private targets refused, and allowed).
+  it('refuses such a hook with 400, unless private targets are allowed', { timeout: 90_000 }, async () => {
     const strict = await createTestApp();
     const open = await createTestApp({ DOCKET_WEBHOOK_ALLOW_PRIVATE: 'true' });
     try {

@@ -146,12 +146,6 @@ async function refsOf(tx: Tx, places: RefPlace[]): Promise<UploadRefsTable[]> {
     .execute();
 }
 
-/** The rows of tickets about to go to the trash: their descriptions' and their comments'. */
-export function refsOfTickets(tx: Tx, ticketIds: string[]): Promise<UploadRefsTable[]> {
-  if (ticketIds.length === 0) return Promise.resolve([]);
-  return tx.selectFrom('upload_refs').selectAll().where('ticket_id', 'in', ticketIds).execute();
-}
-
 /** True when `uploadId` is shown in a project the user is a member of. */
 export async function shownToMember(tx: Tx, uploadId: string, userId: string): Promise<boolean> {
   const row = await tx
