@@ -10,7 +10,6 @@ import {
   IMPORT_FORMATS,
   type ImportFileProblem,
   type ImportFormat,
-  MAX_IMPORT_PROBLEMS,
 } from '../../shared/imports.js';
 import { AppError } from '../errors.js';
 
@@ -27,11 +26,8 @@ export class ImportRefusal extends Error {
 
 /** The 400 of a refused file. */
 export function refusalError(r: ImportRefusal): AppError {
-  const problems = r.problems.slice(0, MAX_IMPORT_PROBLEMS);
-  if (r.problems.length > MAX_IMPORT_PROBLEMS)
-    problems.push({ message: `${r.problems.length - MAX_IMPORT_PROBLEMS} more problems are not listed` });
   return new AppError(400, r.kind === 'format' ? ERR.importWrongFormat : ERR.importMalformed, {
-    problems,
+    problems: r.problems,
     ...(r.looksLike ? { looksLike: r.looksLike } : {}),
   });
 }

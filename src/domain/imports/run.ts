@@ -80,6 +80,7 @@ interface Job {
   problems: ImportProblem[];
   dropped: number;
   malformed: ImportFileProblem[];
+  malformedMore: number;
 }
 
 export async function importTickets(ctx: Ctx, projectRef: string, run: ImportRun): Promise<ImportResult> {
@@ -95,6 +96,7 @@ export async function importTickets(ctx: Ctx, projectRef: string, run: ImportRun
     problems: [],
     dropped: 0,
     malformed: [],
+    malformedMore: 0,
   });
   try {
     expectFormat(run.format, await sniffFile(run.file));
@@ -128,7 +130,11 @@ async function* recordBatches(job: Job, phase: ImportProgress['phase']): AsyncGe
     file: job.run.file,
     mapping: job.run.mapping ?? {},
     problem: (p) => problem(job, p),
-    malformed: (p) => job.malformed.push(p),
+    malformed: (p) => {
+      // Enough to show; the rest only counted (a file whose every row is wrong may have millions).
+      if (job.malformed.length < MAX_IMPORT_PROBLEMS) job.malformed.push(p);
+      else job.malformedMore++;
+    },
     onBytes: (n) => {
       bytes = n;
     },
@@ -158,7 +164,9 @@ async function* recordBatches(job: Job, phase: ImportProgress['phase']): AsyncGe
 
 /** Refuses the file when the pass found it malformed. */
 function refuseMalformed(job: Job) {
-  if (job.malformed.length) throw new ImportRefusal('malformed', job.malformed);
+  if (!job.malformed.length) return;
+  const more = job.malformedMore ? [{ message: `${job.malformedMore} more problems are not listed` }] : [];
+  throw new ImportRefusal('malformed', [...job.malformed, ...more]);
 }
 
 /**
