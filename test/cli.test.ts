@@ -257,7 +257,7 @@ describe('docket import', { timeout: 180_000 }, () => {
     expect(dry.stdout).toContain(
       'Dry run, nothing written: would create 4 tickets, 2 comments, 3 labels, 1 columns and 2 links',
     );
-    expect(dry.stdout).toContain('row 4: No Summary');
+    expect(dry.stdout).toContain('row 4 (line 9): No Summary');
     const mapping = path.join(inst.dataDir, 'mapping.json');
     fs.writeFileSync(mapping, JSON.stringify({ statuses: { 'In Review': 'In Progress' } }));
     const run = await docket(inst, ['import', 'jira-csv', jira, '--project', 'SHOP', '--mapping', mapping]);
