@@ -86,6 +86,14 @@ describe('with DOCKET_PUBLIC_URL', () => {
     expect(await writes(t, { host: 'tracker.example', origin: 'https://tracker.example:8443' })).toEqual(
       refused,
     );
+    // Another port of the public name, even when the request came to that port.
+    expect(await writes(t, { host: 'tracker.example:8443', origin: 'http://tracker.example:8443' })).toEqual(
+      refused,
+    );
+    // Another name reaching the same instance (its own origin) still passes.
+    expect(await writes(t, { host: 'docket.internal:3000', origin: 'http://docket.internal:3000' })).toEqual(
+      accepted,
+    );
   });
 
   it('http: the same host over https is another site', async () => {

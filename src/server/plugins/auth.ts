@@ -67,8 +67,8 @@ export function clearSessionCookie(reply: FastifyReply, config: Config) {
  * True when the Origin names this site, scheme included: the public URL's origin, or the request's
  * own (its scheme is https only over TLS or when a trusted proxy says so in X-Forwarded-Proto;
  * its host is the Host header, or X-Forwarded-Host from a trusted proxy). With DOCKET_PUBLIC_URL
- * set, its host under another scheme is another site, even when the request itself came over
- * that scheme (a TLS-terminating proxy that also serves plain http).
+ * set, its host name under another scheme or port is another site, even when the request itself
+ * came that way (a TLS-terminating proxy that also serves plain http).
  */
 function sameSite(request: FastifyRequest, origin: string, config: Config): boolean {
   let o: URL;
@@ -80,7 +80,8 @@ function sameSite(request: FastifyRequest, origin: string, config: Config): bool
   if (config.publicUrl) {
     const pub = new URL(config.publicUrl);
     if (pub.origin === o.origin) return true;
-    if (pub.host === o.host) return false;
+    // The public name under another scheme or port is another site, however the request came.
+    if (pub.hostname === o.hostname) return false;
   }
   // Fastify reads X-Forwarded-Host and -Proto only from a trusted proxy (DOCKET_TRUST_PROXY).
   const host = request.host;
