@@ -97,10 +97,16 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const config = await testConfig(env);
   if (!env.DATABASE_URL && !env.DOCKET_DATA_DIR) await fromTemplate(config);
-  const app = await buildApp(config, {
-    logger: false,
-    webRoot: opts.webRoot ?? path.join(os.tmpdir(), 'docket-no-web'),
-  });
+  let app: FastifyInstance;
+  try {
+    app = await buildApp(config, {
+      logger: false,
+      webRoot: opts.webRoot ?? path.join(os.tmpdir(), 'docket-no-web'),
+    });
+  } catch (err) {
+    await dropTestData(config);
+    throw err;
+  }
   const close = async () => {
     await app.close();
     await dropTestData(config);
