@@ -1,5 +1,5 @@
 /** A ticket's attachments: the list, uploads with progress, deletion. */
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, enc, listAll } from './client';
 import { qk } from './keys';
 import { ticketPath } from './tickets';
@@ -16,13 +16,28 @@ export const useAttachments = (projectId: string, ticketId: string | undefined) 
     enabled: !!ticketId,
   });
 
-/** Uploads a file as an attachment, reporting progress from 0 to 1. */
-export const uploadAttachment = (
-  projectId: string,
-  ticketId: string,
-  file: File,
-  onProgress: (fraction: number) => void,
-) => uploadFile<Attachment>(attachmentsPath(projectId, ticketId), file, onProgress);
+/**
+ * Uploads a file as an attachment, reporting progress from 0 to 1 to `onProgress`; several uploads
+ * may run at once (each `mutateAsync` is its own).
+ */
+export function useUploadAttachment(projectId: string, ticketId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ file, onProgress }: { file: File; onProgress?: (fraction: number) => void }) =>
+      uploadFile<Attachment>(attachmentsPath(projectId, ticketId), file, onProgress ?? (() => {})),
+    onSuccess: () => {
+      qc.invalidateQueries({ queryKey: qk.attachments(ticketId) });
+    },
+  });
+}
 
-export const deleteAttachment = (projectId: string, ticketId: string, attachmentId: string) =>
-  api(attachmentsPath(projectId, ticketId, attachmentId), { method: 'DELETE' });
+export function useDeleteAttachment(projectId: string, ticketId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (attachmentId: string) =>
+      api(attachmentsPath(projectId, ticketId, attachmentId), { method: 'DELETE' }),
+    onSuccess: () => {
+      qc.invalidateQueries({ queryKey: qk.attachments(ticketId) });
+    },
+  });
+}

@@ -1,9 +1,9 @@
 /** A project's members and their roles. */
-import { useQuery } from '@tanstack/react-query';
+import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { mayDeleteTicket } from '../../shared/rules';
 import { api, enc, listAll } from './client';
 import { qk } from './keys';
-import { projectPath } from './projects';
+import { forgetProject, projectPath } from './projects';
 import { useSession } from './session';
 import type { Member, Project } from './types';
 
@@ -39,13 +39,41 @@ export function useMayDeleteTicket(project: Project, ticket: { reporterId: strin
   });
 }
 
-export const addMember = (projectId: string, userId: string, role: Role) =>
-  api<Member>(membersPath(projectId), { method: 'POST', body: { userId, role } });
+const refreshMembers = (qc: QueryClient, projectId: string) =>
+  qc.invalidateQueries({ queryKey: qk.members(projectId) });
+
+export function useAddMember(projectId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ userId, role }: { userId: string; role: Role }) =>
+      api<Member>(membersPath(projectId), { method: 'POST', body: { userId, role } }),
+    onSuccess: () => {
+      refreshMembers(qc, projectId);
+    },
+  });
+}
 
 /** Changes a member's role; `owner` hands the project over. */
-export const changeMemberRole = (projectId: string, memberId: string, role: Role) =>
-  api<Member>(membersPath(projectId, memberId), { method: 'PATCH', body: { role } });
+export function useChangeMemberRole(projectId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ memberId, role }: { memberId: string; role: Role }) =>
+      api<Member>(membersPath(projectId, memberId), { method: 'PATCH', body: { role } }),
+    onSettled: () => {
+      refreshMembers(qc, projectId);
+    },
+  });
+}
 
-/** Removes a member, or leaves the project when it is me. */
-export const removeMember = (projectId: string, memberId: string) =>
-  api(membersPath(projectId, memberId), { method: 'DELETE' });
+/** Removes a member, or leaves the project when it is me (then it goes from my project list). */
+export function useRemoveMember(projectId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ memberId }: { memberId: string; me: boolean }) =>
+      api(membersPath(projectId, memberId), { method: 'DELETE' }),
+    onSuccess: (_, { me }) => {
+      if (me) forgetProject(qc, projectId);
+      else refreshMembers(qc, projectId);
+    },
+  });
+}

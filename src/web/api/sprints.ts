@@ -1,10 +1,8 @@
 /**
  * Sprints: the list, settings and reports, and the writes of the planning screens (sprint
- * lifecycle and bulk ticket changes). Each write answers the server's record and brings the cache
- * up to date at once (this tab's own events are not replayed to it), so the backlog, the board and
- * the reports agree without waiting for a refetch.
+ * lifecycle and bulk ticket changes) as mutation hooks.
  */
-import { type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useRef } from 'react';
 import type { z } from 'zod';
 import type { updateSprintBody, updateSprintSettingsBody } from '../../shared/sprints.js';
@@ -12,6 +10,7 @@ import { removeTicket, upsertTicket } from './cache';
 import { api, enc, listAll } from './client';
 import { qk } from './keys';
 import { projectPath } from './projects';
+import { invalidate } from './query-client';
 import { bulkDeleteTickets, bulkUpdateTickets, type TicketPatch } from './tickets';
 import { useUndoDelete } from './trash';
 import type {
@@ -43,8 +42,15 @@ export const useSprintSettings = (projectId: string | undefined) =>
     enabled: !!projectId,
   });
 
-export const saveSprintSettings = (projectId: string, body: z.input<typeof updateSprintSettingsBody>) =>
-  api<SprintSettings>(sprintPath(projectId, '/settings'), { method: 'PATCH', body });
+/** Saves the project's sprint settings; the cache takes the saved record. */
+export function useSaveSprintSettings(projectId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: z.input<typeof updateSprintSettingsBody>) =>
+      api<SprintSettings>(sprintPath(projectId, '/settings'), { method: 'PATCH', body }),
+    onSuccess: (saved) => qc.setQueryData(qk.sprintSettings(projectId), saved),
+  });
+}
 
 export const useBurndown = (projectId: string | undefined, sprintId: string | undefined) =>
   useQuery({
@@ -69,7 +75,7 @@ export type IncompleteAction = CompleteResult['incompleteAction'];
 export type BulkUpdates = Omit<TicketPatch, 'order'>;
 
 /** Brings fresh ticket records into the board list, and refetches their open full reads. */
-function mergeInto(qc: QueryClient, projectId: string, tickets: FullTicket[]) {
+export function mergeTickets(qc: QueryClient, projectId: string, tickets: FullTicket[]) {
   qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) => {
     if (!list) return list;
     let next = list;
@@ -83,110 +89,202 @@ function mergeInto(qc: QueryClient, projectId: string, tickets: FullTicket[]) {
   });
 }
 
-export function useSprintActions(projectId: string) {
+/** The sprint list and the reports read from it. */
+const refreshSprints = (qc: QueryClient, projectId: string) =>
+  invalidate(qc, qk.sprints(projectId), ['burndown', projectId], qk.velocity(projectId));
+
+/** The board list and every open full read of the project's tickets. */
+const refreshTickets = (qc: QueryClient, projectId: string) =>
+  invalidate(qc, qk.tickets(projectId), qk.ticketsOf(projectId));
+
+const sprintUrl = (projectId: string, sprintId: string, rest = '') =>
+  sprintPath(projectId, `/${enc(sprintId)}${rest}`);
+
+export function useCreateSprint(projectId: string) {
   const qc = useQueryClient();
-  // The undo offers read the latest toast and cache through refs: the actions object stays stable.
-  const offers = {
-    bulk: useBulkUndo(projectId, (tickets) => mergeInto(qc, projectId, tickets)),
-    remove: useUndoDelete(projectId),
-  };
-  const undo = useRef(offers);
-  undo.current = offers;
-  return useMemo(() => {
-    const refreshSprints = () => {
-      qc.invalidateQueries({ queryKey: qk.sprints(projectId) });
-      qc.invalidateQueries({ queryKey: ['burndown', projectId] });
-      qc.invalidateQueries({ queryKey: qk.velocity(projectId) });
-    };
-    const refreshTickets = () => {
-      qc.invalidateQueries({ queryKey: qk.tickets(projectId) });
-      qc.invalidateQueries({ queryKey: qk.ticketsOf(projectId) });
-    };
-    const mergeTickets = (tickets: FullTicket[]) => mergeInto(qc, projectId, tickets);
-    return {
-      async create(body: SprintFields) {
-        const sprint = await api<SprintFull>(sprintPath(projectId), { method: 'POST', body });
-        qc.setQueryData<SprintFull[]>(qk.sprints(projectId), (list) =>
-          list && !list.some((s) => s.id === sprint.id) ? [...list, sprint] : list,
-        );
-        refreshSprints();
-        return sprint;
+  return useMutation({
+    mutationFn: (body: SprintFields) => api<SprintFull>(sprintPath(projectId), { method: 'POST', body }),
+    onSuccess: (sprint) => {
+      qc.setQueryData<SprintFull[]>(qk.sprints(projectId), (list) =>
+        list && !list.some((s) => s.id === sprint.id) ? [...list, sprint] : list,
+      );
+      refreshSprints(qc, projectId);
+    },
+  });
+}
+
+export function useUpdateSprint(projectId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ sprintId, body }: { sprintId: string; body: SprintFields }) =>
+      api<SprintFull>(sprintUrl(projectId, sprintId), { method: 'PATCH', body }),
+    onSuccess: (sprint) => {
+      qc.setQueryData<SprintFull[]>(qk.sprints(projectId), (list) =>
+        list?.map((s) => (s.id === sprint.id ? { ...s, ...sprint } : s)),
+      );
+      refreshSprints(qc, projectId);
+    },
+  });
+}
+
+/** Deletes a sprint; its tickets go to the backlog. */
+export function useDeleteSprint(projectId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (sprintId: string) => api(sprintUrl(projectId, sprintId), { method: 'DELETE' }),
+    onSuccess: (_, sprintId) => {
+      qc.setQueryData<SprintFull[]>(qk.sprints(projectId), (list) => list?.filter((s) => s.id !== sprintId));
+      qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) =>
+        list?.map((t) => (t.sprintId === sprintId ? { ...t, sprintId: null } : t)),
+      );
+      refreshSprints(qc, projectId);
+      refreshTickets(qc, projectId);
+    },
+  });
+}
+
+export function useStartSprint(projectId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({
+      sprintId,
+      startDate,
+      endDate,
+    }: {
+      sprintId: string;
+      startDate: string;
+      endDate: string;
+    }) =>
+      api<{ id: string; startDate: string; endDate: string }>(sprintUrl(projectId, sprintId, '/start'), {
+        method: 'POST',
+        body: { startDate, endDate },
+      }),
+    onSuccess: () => {
+      refreshSprints(qc, projectId);
+    },
+  });
+}
+
+/** Completes a sprint; its open tickets go to the backlog or the next sprint (`incompleteAction`). */
+export function useCompleteSprint(projectId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({
+      sprintId,
+      incompleteAction,
+      nextSprintId,
+    }: {
+      sprintId: string;
+      incompleteAction: IncompleteAction;
+      nextSprintId?: string;
+    }) =>
+      api<CompleteResult>(sprintUrl(projectId, sprintId, '/complete'), {
+        method: 'POST',
+        body: { incompleteAction, ...(nextSprintId ? { nextSprintId } : {}) },
+      }),
+    onSuccess: () => {
+      refreshSprints(qc, projectId);
+      refreshTickets(qc, projectId);
+    },
+  });
+}
+
+export function useExtendSprint(projectId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ sprintId, newEndDate }: { sprintId: string; newEndDate: string }) =>
+      api<SprintFull>(sprintUrl(projectId, sprintId, '/extend'), { method: 'POST', body: { newEndDate } }),
+    onSuccess: () => {
+      refreshSprints(qc, projectId);
+    },
+  });
+}
+
+/**
+ * One all-or-nothing update of many tickets, merged into the board list when it answers; its toast
+ * says `undoText` and offers the undo (none: `undoText` false).
+ */
+export function useBulkUpdateTickets(projectId: string) {
+  const qc = useQueryClient();
+  const offerUndo = useBulkUndo(projectId, (tickets) => mergeTickets(qc, projectId, tickets));
+  const offer = useRef(offerUndo);
+  offer.current = offerUndo;
+  return useMutation({
+    mutationFn: ({
+      ticketIds,
+      updates,
+    }: {
+      ticketIds: string[];
+      updates: BulkUpdates;
+      undoText?: string | false;
+    }) => bulkUpdateTickets(projectId, ticketIds, updates),
+    onMutate: () => ({ before: qc.getQueryData<Ticket[]>(qk.tickets(projectId)) ?? [] }),
+    onSuccess: (out, { updates, undoText }, ctx) => {
+      mergeTickets(qc, projectId, out.tickets ?? []);
+      if (undoText !== false) offer.current(ctx.before, out.tickets ?? [], updates, undoText);
+      if (updates.sprintId !== undefined) refreshSprints(qc, projectId);
+    },
+  });
+}
+
+/** Deletes tickets into the trash (all or nothing), and offers the undo (restore). */
+export function useBulkDeleteTickets(projectId: string) {
+  const qc = useQueryClient();
+  const undoDelete = useUndoDelete(projectId);
+  const offer = useRef(undoDelete);
+  offer.current = undoDelete;
+  return useMutation({
+    mutationFn: (ticketIds: string[]) => bulkDeleteTickets(projectId, ticketIds),
+    onSuccess: (out, ticketIds) => {
+      const n = out.trashIds.length;
+      offer.current(`${n} ticket${n === 1 ? '' : 's'} deleted`, out.trashIds);
+      qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) => {
+        if (!list) return list;
+        let next = list;
+        for (const id of ticketIds) next = removeTicket(next, id);
+        return next;
+      });
+      refreshTickets(qc, projectId);
+      refreshSprints(qc, projectId);
+    },
+  });
+}
+
+/**
+ * The writes of the planning screens (sprint lifecycle and bulk ticket changes) as one stable
+ * object of the mutation hooks above, for the sprint dialogs that take several of them. Each
+ * answers the server's record and brings the cache up to date at once (this tab's own events are
+ * not replayed to it), so the backlog, the board and the reports agree without waiting for a refetch.
+ */
+export function useSprintActions(projectId: string) {
+  const create = useCreateSprint(projectId).mutateAsync;
+  const update = useUpdateSprint(projectId).mutateAsync;
+  const remove = useDeleteSprint(projectId).mutateAsync;
+  const start = useStartSprint(projectId).mutateAsync;
+  const complete = useCompleteSprint(projectId).mutateAsync;
+  const extend = useExtendSprint(projectId).mutateAsync;
+  const bulkUpdate = useBulkUpdateTickets(projectId).mutateAsync;
+  const bulkDelete = useBulkDeleteTickets(projectId).mutateAsync;
+  return useMemo(
+    () => ({
+      create: (body: SprintFields) => create(body),
+      update: (sprintId: string, body: SprintFields) => update({ sprintId, body }),
+      remove: async (sprintId: string) => {
+        await remove(sprintId);
       },
-      async update(sprintId: string, body: SprintFields) {
-        const sprint = await api<SprintFull>(sprintPath(projectId, `/${enc(sprintId)}`), {
-          method: 'PATCH',
-          body,
-        });
-        qc.setQueryData<SprintFull[]>(qk.sprints(projectId), (list) =>
-          list?.map((s) => (s.id === sprint.id ? { ...s, ...sprint } : s)),
-        );
-        refreshSprints();
-        return sprint;
-      },
-      async remove(sprintId: string) {
-        await api(sprintPath(projectId, `/${enc(sprintId)}`), { method: 'DELETE' });
-        qc.setQueryData<SprintFull[]>(qk.sprints(projectId), (list) =>
-          list?.filter((s) => s.id !== sprintId),
-        );
-        // Its tickets went to the backlog.
-        qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) =>
-          list?.map((t) => (t.sprintId === sprintId ? { ...t, sprintId: null } : t)),
-        );
-        refreshSprints();
-        refreshTickets();
-      },
-      async start(sprintId: string, startDate: string, endDate: string) {
-        const out = await api<{ id: string; startDate: string; endDate: string }>(
-          sprintPath(projectId, `/${enc(sprintId)}/start`),
-          { method: 'POST', body: { startDate, endDate } },
-        );
-        refreshSprints();
-        return out;
-      },
-      async complete(sprintId: string, incompleteAction: IncompleteAction, nextSprintId?: string) {
-        const out = await api<CompleteResult>(sprintPath(projectId, `/${enc(sprintId)}/complete`), {
-          method: 'POST',
-          body: { incompleteAction, ...(nextSprintId ? { nextSprintId } : {}) },
-        });
-        refreshSprints();
-        refreshTickets();
-        return out;
-      },
-      async extend(sprintId: string, newEndDate: string) {
-        const out = await api<SprintFull>(sprintPath(projectId, `/${enc(sprintId)}/extend`), {
-          method: 'POST',
-          body: { newEndDate },
-        });
-        refreshSprints();
-        return out;
-      },
-      /** One all-or-nothing update of many tickets. */
+      start: (sprintId: string, startDate: string, endDate: string) =>
+        start({ sprintId, startDate, endDate }),
+      complete: (sprintId: string, incompleteAction: IncompleteAction, nextSprintId?: string) =>
+        complete({ sprintId, incompleteAction, nextSprintId }),
+      extend: (sprintId: string, newEndDate: string) => extend({ sprintId, newEndDate }),
       /** One all-or-nothing update; offers its undo in a toast saying `undoText` (none: false). */
-      async bulkUpdate(ticketIds: string[], updates: BulkUpdates, undoText?: string | false) {
-        const before = qc.getQueryData<Ticket[]>(qk.tickets(projectId)) ?? [];
-        const out = await bulkUpdateTickets(projectId, ticketIds, updates);
-        mergeTickets(out.tickets ?? []);
-        if (undoText !== false) undo.current.bulk(before, out.tickets ?? [], updates, undoText);
-        if (updates.sprintId !== undefined) refreshSprints();
-        return out;
-      },
+      bulkUpdate: (ticketIds: string[], updates: BulkUpdates, undoText?: string | false) =>
+        bulkUpdate({ ticketIds, updates, undoText }),
       /** Deletes into the trash, and offers the undo (restore). */
-      async bulkDelete(ticketIds: string[]) {
-        const out = await bulkDeleteTickets(projectId, ticketIds);
-        const n = out.trashIds.length;
-        undo.current.remove(`${n} ticket${n === 1 ? '' : 's'} deleted`, out.trashIds);
-        qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) => {
-          if (!list) return list;
-          let next = list;
-          for (const id of ticketIds) next = removeTicket(next, id);
-          return next;
-        });
-        refreshTickets();
-        refreshSprints();
-        return out;
-      },
-    };
-  }, [qc, projectId]);
+      bulkDelete: (ticketIds: string[]) => bulkDelete(ticketIds),
+    }),
+    [create, update, remove, start, complete, extend, bulkUpdate, bulkDelete],
+  );
 }
 
 export type SprintActions = ReturnType<typeof useSprintActions>;

@@ -7,6 +7,7 @@ import { applyMove, upsertTicket } from './cache';
 import { api, enc, errorText, listAll } from './client';
 import { planningKeys, qk } from './keys';
 import { projectPath } from './projects';
+import { QUEUED_OFFLINE } from './query-client';
 import type { FullTicket, Label, Ticket } from './types';
 import { reversePatch } from './undo';
 
@@ -44,6 +45,7 @@ export function useUpdateTicket(projectId: string) {
   const qc = useQueryClient();
   const toast = useToast();
   const mutation = useMutation({
+    ...QUEUED_OFFLINE,
     mutationFn: ({
       ticket,
       patch,
@@ -124,6 +126,7 @@ export interface NewTicket extends TicketPatch {
 export function useCreateTicket(projectId: string) {
   const qc = useQueryClient();
   return useMutation({
+    ...QUEUED_OFFLINE,
     mutationFn: (body: NewTicket) => api<FullTicket>(ticketPath(projectId), { method: 'POST', body }),
     onSuccess: (created) => {
       qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) =>
@@ -138,6 +141,7 @@ export function useCreateTicket(projectId: string) {
 export function useDeleteTicket(projectId: string) {
   const qc = useQueryClient();
   return useMutation({
+    ...QUEUED_OFFLINE,
     mutationFn: (ticketId: string) =>
       api<{ success: true; trashId: string }>(ticketPath(projectId, ticketId), { method: 'DELETE' }),
     onSuccess: () => {

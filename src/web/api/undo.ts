@@ -1,4 +1,5 @@
 /** The undo of an edit or a move (docs/decisions/048-trash-and-undo.md). */
+import { useMutation } from '@tanstack/react-query';
 import { useToast } from '../components/toast';
 import { api, errorText } from './client';
 import { type TicketPatch, ticketPath } from './tickets';
@@ -32,6 +33,11 @@ export function reversePatch(before: Ticket | FullTicket, patch: TicketPatch): T
   return Object.keys(out).length ? (out as TicketPatch) : null;
 }
 
+interface UndoStep {
+  saved: FullTicket;
+  patch: TicketPatch;
+}
+
 /**
  * After a bulk change: a toast with Undo that puts each ticket back (its fields, its column and
  * place), one request per ticket with `ifUpdatedAt`, so a ticket someone changed since is left as
@@ -39,34 +45,42 @@ export function reversePatch(before: Ticket | FullTicket, patch: TicketPatch): T
  */
 export function useBulkUndo(projectId: string, merge: (tickets: FullTicket[]) => void) {
   const toast = useToast();
+  const putBack = useMutation({
+    mutationFn: async (steps: UndoStep[]) => {
+      const back: FullTicket[] = [];
+      const refused: string[] = [];
+      for (const { saved, patch } of steps) {
+        try {
+          back.push(
+            await api<FullTicket>(ticketPath(projectId, saved.id), {
+              method: 'PATCH',
+              body: { ...patch, ifUpdatedAt: saved.updatedAt },
+            }),
+          );
+        } catch (err) {
+          refused.push(`${saved.key} (${errorText(err)})`);
+        }
+      }
+      return { back, refused };
+    },
+    onSuccess: ({ back, refused }, steps) => {
+      merge(back);
+      const n = steps.length;
+      if (refused.length) toast.error(`Could not undo ${refused.join(', ')}`);
+      else toast.show(`Undone: ${n} ticket${n === 1 ? '' : 's'}`);
+    },
+  });
   return (before: Ticket[], saved: FullTicket[], updates: TicketPatch, text?: string) => {
     const was = new Map(before.map((t) => [t.id, t]));
     const steps = saved
       .map((s) => ({ s, b: was.get(s.id) }))
       .filter((x): x is { s: FullTicket; b: Ticket } => !!x.b)
       .map(({ s, b }) => ({ s, b, patch: reversePatch(b, updates) }))
-      .filter((x) => x.patch)
-      .sort((x, y) => x.b.order - y.b.order);
+      .filter((x): x is { s: FullTicket; b: Ticket; patch: TicketPatch } => !!x.patch)
+      .sort((x, y) => x.b.order - y.b.order)
+      .map(({ s, patch }) => ({ saved: s, patch }));
     if (steps.length === 0) return;
     const n = steps.length;
-    toast.undo(text ?? `Updated ${n} ticket${n === 1 ? '' : 's'}`, async () => {
-      const back: FullTicket[] = [];
-      const refused: string[] = [];
-      for (const { s, patch } of steps) {
-        try {
-          back.push(
-            await api<FullTicket>(ticketPath(projectId, s.id), {
-              method: 'PATCH',
-              body: { ...patch, ifUpdatedAt: s.updatedAt },
-            }),
-          );
-        } catch (err) {
-          refused.push(`${s.key} (${errorText(err)})`);
-        }
-      }
-      merge(back);
-      if (refused.length) toast.error(`Could not undo ${refused.join(', ')}`);
-      else toast.show(`Undone: ${n} ticket${n === 1 ? '' : 's'}`);
-    });
+    toast.undo(text ?? `Updated ${n} ticket${n === 1 ? '' : 's'}`, () => putBack.mutateAsync(steps));
   };
 }

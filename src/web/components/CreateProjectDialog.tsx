@@ -1,10 +1,9 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useLocation } from 'wouter';
 import { PALETTE } from '../../shared/limits';
 import { errorText } from '../api/client';
 import { qk } from '../api/keys';
-import { createProject } from '../api/projects';
+import { useCreateProject } from '../api/projects';
 import type { Project } from '../api/types';
 import { Button, Dialog, Field, Input, Textarea } from './ui';
 
@@ -22,7 +21,7 @@ export function suggestKey(name: string): string {
 }
 
 export function CreateProjectDialog({ onClose }: { onClose: () => void }) {
-  const qc = useQueryClient();
+  const createProject = useCreateProject();
   const [, navigate] = useLocation();
   const [name, setName] = useState('');
   const [key, setKey] = useState('');
@@ -39,17 +38,12 @@ export function CreateProjectDialog({ onClose }: { onClose: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      const project = await createProject({
+      const project = await createProject.mutateAsync({
         name: name.trim(),
         key: effectiveKey,
         color,
         description: description.trim() || undefined,
       });
-      qc.setQueryData<Project[]>(qk.projects, (list) =>
-        list && !list.some((p) => p.id === project.id)
-          ? [...list, project].sort((a, b) => a.name.localeCompare(b.name))
-          : list,
-      );
       onClose();
       navigate(`/projects/${project.key}`);
     } catch (err) {

@@ -1,11 +1,4 @@
-import { onlineManager, useIsMutating, useQueryClient } from '@tanstack/react-query';
-import { useSyncExternalStore } from 'react';
-
-const useOnline = () =>
-  useSyncExternalStore(
-    (notify) => onlineManager.subscribe(notify),
-    () => onlineManager.isOnline(),
-  );
+import { useWritesWaiting } from '../api/query-client';
 
 /**
  * Says when the browser is offline and how many changes wait for the connection. Changes made
@@ -13,14 +6,7 @@ const useOnline = () =>
  * mutations while offline); they are sent, in order, when the connection is back.
  */
 export function OfflineIndicator() {
-  const online = useOnline();
-  const qc = useQueryClient();
-  // Re-render whenever the set of mutations changes; the count of paused ones is read below.
-  useIsMutating();
-  const waiting = qc
-    .getMutationCache()
-    .getAll()
-    .filter((m) => m.state.isPaused).length;
+  const { online, waiting } = useWritesWaiting();
   if (online && waiting === 0) return null;
   return (
     <div

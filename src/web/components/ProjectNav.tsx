@@ -1,4 +1,3 @@
-import { useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
 import { errorText } from '../api/client';
@@ -52,8 +51,7 @@ export function ProjectFrame({
   actions?: (project: Project) => ReactNode;
   children: (project: Project) => ReactNode;
 }) {
-  const qc = useQueryClient();
-  const project = useProject(projectKey, qc);
+  const project = useProject(projectKey);
   useProjectEvents(project.data?.id);
   if (project.isError)
     return <ErrorState message={errorText(project.error)} onRetry={() => project.refetch()} />;

@@ -1,5 +1,4 @@
 import { DndContext, DragOverlay } from '@dnd-kit/core';
-import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { doneColumnIds } from '../../shared/rules';
@@ -59,9 +58,8 @@ export type MemberUser = Member['user'];
 
 /** The project view: the board, with the ticket drawer when the path names a ticket. */
 export function ProjectPage({ projectKey, ticketRef }: { projectKey: string; ticketRef?: string }) {
-  const qc = useQueryClient();
   const [, navigate] = useLocation();
-  const project = useProject(projectKey, qc);
+  const project = useProject(projectKey);
   const projectId = project.data?.id;
   useProjectEvents(projectId);
 

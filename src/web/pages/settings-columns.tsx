@@ -10,18 +10,15 @@ import {
   useSensors,
 } from '@dnd-kit/core';
 import {
-  arrayMove,
   SortableContext,
   sortableKeyboardCoordinates,
   useSortable,
   verticalListSortingStrategy,
 } from '@dnd-kit/sortable';
 import { CSS } from '@dnd-kit/utilities';
-import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { errorText } from '../api/client';
-import { createColumn, deleteColumn, updateColumn, useColumns } from '../api/columns';
-import { qk } from '../api/keys';
+import { useColumns, useCreateColumn, useDeleteColumn, useMoveColumn, useRenameColumn } from '../api/columns';
 import { useTickets } from '../api/tickets';
 import type { Column, Project } from '../api/types';
 import { FormError, Section } from '../components/ProjectNav';
@@ -29,9 +26,11 @@ import { useToast } from '../components/toast';
 import { Button, Dialog, Field, Input, Select, Skeleton } from '../components/ui';
 
 export function ColumnsSection({ project, canEdit }: { project: Project; canEdit: boolean }) {
-  const qc = useQueryClient();
   const toast = useToast();
   const columns = useColumns(project.id);
+  const createColumn = useCreateColumn(project.id);
+  const renameColumn = useRenameColumn(project.id);
+  const moveColumn = useMoveColumn(project.id);
   const tickets = useTickets(project.id);
   const [newName, setNewName] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -45,46 +44,27 @@ export function ColumnsSection({ project, canEdit }: { project: Project; canEdit
   const counts = new Map<string, number>();
   for (const t of tickets.data ?? []) counts.set(t.columnId, (counts.get(t.columnId) ?? 0) + 1);
 
-  const refresh = () => qc.invalidateQueries({ queryKey: qk.columns(project.id) });
   const add = async (e: FormEvent) => {
     e.preventDefault();
     setError(null);
     try {
-      const created = await createColumn(project.id, newName.trim());
-      qc.setQueryData<Column[]>(qk.columns(project.id), (l) => (l ? [...l, created] : l));
+      await createColumn.mutateAsync(newName.trim());
       setNewName('');
     } catch (err) {
       setError(errorText(err));
     }
   };
-  const rename = async (c: Column, name: string) => {
+  const rename = (c: Column, name: string) => {
     if (!name.trim() || name.trim() === c.name) return;
     setError(null);
-    qc.setQueryData<Column[]>(qk.columns(project.id), (l) =>
-      l?.map((x) => (x.id === c.id ? { ...x, name: name.trim() } : x)),
-    );
-    try {
-      await updateColumn(project.id, c.id, { name: name.trim() });
-    } catch (err) {
-      setError(errorText(err));
-      refresh();
-    }
+    renameColumn.mutateAsync({ columnId: c.id, name: name.trim() }).catch((err) => setError(errorText(err)));
   };
-  const onDragEnd = async (e: DragEndEvent) => {
+  const onDragEnd = (e: DragEndEvent) => {
     if (!e.over || e.active.id === e.over.id) return;
-    const from = list.findIndex((c) => c.id === e.active.id);
     const to = list.findIndex((c) => c.id === e.over!.id);
-    const moved = arrayMove(list, from, to).map((c, i) => ({ ...c, order: i }));
-    qc.setQueryData(qk.columns(project.id), moved);
-    try {
-      await updateColumn(project.id, String(e.active.id), { order: to });
-    } catch (err) {
-      toast.error(`Could not move the column: ${errorText(err)}`);
-    } finally {
-      // This tab's own event is not replayed to it: a list fetched while the move was under way
-      // would otherwise stay, so read the board's columns again once the server has answered.
-      refresh();
-    }
+    moveColumn
+      .mutateAsync({ columnId: String(e.active.id), order: to })
+      .catch((err) => toast.error(`Could not move the column: ${errorText(err)}`));
   };
   return (
     <Section
@@ -269,7 +249,7 @@ export function DeleteColumnDialog({
   count: number | null;
   onClose: () => void;
 }) {
-  const qc = useQueryClient();
+  const deleteColumn = useDeleteColumn(project.id);
   const others = columns.filter((c) => c.id !== column.id);
   const [target, setTarget] = useState(others[0]?.id ?? '');
   const [error, setError] = useState<string | null>(null);
@@ -279,9 +259,10 @@ export function DeleteColumnDialog({
     setBusy(true);
     setError(null);
     try {
-      await deleteColumn(project.id, column.id, count !== 0 ? target : undefined);
-      qc.invalidateQueries({ queryKey: qk.columns(project.id) });
-      qc.invalidateQueries({ queryKey: qk.tickets(project.id) });
+      await deleteColumn.mutateAsync({
+        columnId: column.id,
+        moveTicketsTo: count !== 0 ? target : undefined,
+      });
       onClose();
     } catch (err) {
       setError(errorText(err));

@@ -1,10 +1,8 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
 import { PALETTE } from '../../shared/limits';
 import { errorText } from '../api/client';
-import { qk } from '../api/keys';
-import { deleteProject, updateProject } from '../api/projects';
+import { useDeleteProject, useUpdateProject } from '../api/projects';
 import type { Project } from '../api/types';
 import { DangerZone } from '../components/DangerZone';
 import { FormError, Section } from '../components/ProjectNav';
@@ -12,7 +10,7 @@ import { useToast } from '../components/toast';
 import { Button, Field, Input, Textarea } from '../components/ui';
 
 export function GeneralSection({ project, canEdit }: { project: Project; canEdit: boolean }) {
-  const qc = useQueryClient();
+  const updateProject = useUpdateProject(project);
   const toast = useToast();
   const [name, setName] = useState(project.name);
   const [description, setDescription] = useState(project.description ?? '');
@@ -33,17 +31,11 @@ export function GeneralSection({ project, canEdit }: { project: Project; canEdit
     setBusy(true);
     setError(null);
     try {
-      const saved = await updateProject(project.id, {
+      await updateProject.mutateAsync({
         name: name.trim(),
         description: description.trim() || null,
         color,
       });
-      qc.setQueryData<Project[]>(qk.projects, (list) =>
-        list
-          ?.map((x) => (x.id === saved.id ? { ...x, ...saved } : x))
-          .sort((a, b) => a.name.localeCompare(b.name)),
-      );
-      qc.setQueryData<Project>(qk.project(project.key), (x) => (x ? { ...x, ...saved } : x));
       toast.show('Project saved', 'success');
     } catch (err) {
       setError(errorText(err));
@@ -134,7 +126,7 @@ export function ColorPicker({
 
 /** Who may delete tickets: the reporter and admins, or every member (saved on change). */
 export function TicketDeletionSection({ project, canEdit }: { project: Project; canEdit: boolean }) {
-  const qc = useQueryClient();
+  const updateProject = useUpdateProject(project);
   const toast = useToast();
   // Shown at once, put back when the server refuses.
   const [checked, setChecked] = useState(project.membersMayDeleteTickets);
@@ -142,9 +134,7 @@ export function TicketDeletionSection({ project, canEdit }: { project: Project; 
   const change = async (on: boolean) => {
     setChecked(on);
     try {
-      const saved = await updateProject(project.id, { membersMayDeleteTickets: on });
-      qc.setQueryData<Project[]>(qk.projects, (list) => list?.map((x) => (x.id === saved.id ? saved : x)));
-      qc.setQueryData<Project>(qk.project(project.key), (x) => (x ? { ...x, ...saved } : x));
+      await updateProject.mutateAsync({ membersMayDeleteTickets: on });
       toast.show(on ? 'Every member may now delete tickets' : 'Only reporters and admins may delete tickets');
     } catch (err) {
       setChecked(!on);
@@ -172,7 +162,7 @@ export function TicketDeletionSection({ project, canEdit }: { project: Project; 
 // --- Columns -----------------------------------------------------------------------------------
 
 export function DeleteProjectSection({ project }: { project: Project }) {
-  const qc = useQueryClient();
+  const deleteProject = useDeleteProject();
   const [, navigate] = useLocation();
   return (
     <DangerZone
@@ -184,9 +174,7 @@ export function DeleteProjectSection({ project }: { project: Project }) {
       busyLabel="Deleting…"
       typeText={project.key}
       onConfirm={async () => {
-        await deleteProject(project.id);
-        qc.setQueryData<Project[]>(qk.projects, (l) => l?.filter((x) => x.id !== project.id));
-        qc.removeQueries({ queryKey: ['project'] });
+        await deleteProject.mutateAsync(project.id);
         navigate('/', { replace: true });
       }}
     >

@@ -1,11 +1,9 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { PALETTE } from '../../shared/limits';
 import { errorText } from '../api/client';
 import { useColumns } from '../api/columns';
-import { qk } from '../api/keys';
-import { createLabel, deleteLabel, updateLabel, useLabels } from '../api/labels';
-import { saveSprintSettings, useSprintSettings } from '../api/sprints';
+import { useCreateLabel, useDeleteLabel, useLabels, useUpdateLabel } from '../api/labels';
+import { useSaveSprintSettings, useSprintSettings } from '../api/sprints';
 import type { Label, Project, SprintSettings } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { FormError, Section } from '../components/ProjectNav';
@@ -14,39 +12,28 @@ import { Button, ColorDot, Field, Input, Select, Skeleton } from '../components/
 import { ColorPicker } from './settings-general';
 
 export function LabelsSection({ project }: { project: Project }) {
-  const qc = useQueryClient();
   const labels = useLabels(project.id);
+  const createLabel = useCreateLabel(project.id);
+  const updateLabel = useUpdateLabel(project.id);
+  const deleteLabel = useDeleteLabel(project.id);
   const [name, setName] = useState('');
   const [color, setColor] = useState<string>(PALETTE[0]);
   const [error, setError] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Label | null>(null);
-  const refresh = () => {
-    qc.invalidateQueries({ queryKey: qk.labels(project.id) });
-    qc.invalidateQueries({ queryKey: qk.tickets(project.id) });
-  };
   const add = async (e: FormEvent) => {
     e.preventDefault();
     setError(null);
     try {
-      await createLabel(project.id, { name: name.trim(), color });
+      await createLabel.mutateAsync({ name: name.trim(), color });
       setName('');
       setColor(PALETTE[Math.floor(Math.random() * PALETTE.length)]);
-      refresh();
     } catch (err) {
       setError(errorText(err));
     }
   };
-  const update = async (l: Label, patch: Partial<Label>) => {
+  const update = (l: Label, patch: Pick<Partial<Label>, 'name' | 'color'>) => {
     setError(null);
-    qc.setQueryData<Label[]>(qk.labels(project.id), (list) =>
-      list?.map((x) => (x.id === l.id ? { ...x, ...patch } : x)),
-    );
-    try {
-      await updateLabel(project.id, l.id, patch);
-    } catch (err) {
-      setError(errorText(err));
-    }
-    refresh();
+    updateLabel.mutateAsync({ labelId: l.id, body: patch }).catch((err) => setError(errorText(err)));
   };
   return (
     <Section
@@ -88,10 +75,7 @@ export function LabelsSection({ project }: { project: Project }) {
           title={`Delete label ${deleting.name}?`}
           confirmLabel="Delete label"
           onClose={() => setDeleting(null)}
-          onConfirm={async () => {
-            await deleteLabel(project.id, deleting.id);
-            refresh();
-          }}
+          onConfirm={() => deleteLabel.mutateAsync(deleting.id)}
         >
           It is removed from every ticket that has it.
         </ConfirmDialog>
@@ -106,7 +90,7 @@ export function LabelRow({
   onDelete,
 }: {
   label: Label;
-  onUpdate: (patch: Partial<Label>) => void;
+  onUpdate: (patch: Pick<Partial<Label>, 'name' | 'color'>) => void;
   onDelete: () => void;
 }) {
   const [name, setName] = useState(label.name);
@@ -143,9 +127,9 @@ export function LabelRow({
 // --- Sprint settings ---------------------------------------------------------------------------
 
 export function SprintSettingsSection({ project, canEdit }: { project: Project; canEdit: boolean }) {
-  const qc = useQueryClient();
   const toast = useToast();
   const settings = useSprintSettings(project.id);
+  const saveSettings = useSaveSprintSettings(project.id);
   const columns = useColumns(project.id);
   const [draft, setDraft] = useState<SprintSettings | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -157,8 +141,7 @@ export function SprintSettingsSection({ project, canEdit }: { project: Project; 
     if (!draft) return;
     setError(null);
     try {
-      const saved = await saveSprintSettings(project.id, draft);
-      qc.setQueryData(qk.sprintSettings(project.id), saved);
+      await saveSettings.mutateAsync(draft);
       toast.show('Sprint settings saved', 'success');
     } catch (err) {
       setError(errorText(err));

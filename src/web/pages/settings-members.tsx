@@ -1,9 +1,7 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
 import { errorText } from '../api/client';
-import { qk } from '../api/keys';
-import { addMember, changeMemberRole, removeMember, useMembers } from '../api/members';
+import { useAddMember, useChangeMemberRole, useMembers, useRemoveMember } from '../api/members';
 import type { Member, Project } from '../api/types';
 import { useUserSearch } from '../api/users';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -20,13 +18,13 @@ export function MembersSection({
   role: Role | null;
   userId: string | undefined;
 }) {
-  const qc = useQueryClient();
   const [, navigate] = useLocation();
   const members = useMembers(project.id);
+  const changeMemberRole = useChangeMemberRole(project.id);
+  const removeMember = useRemoveMember(project.id);
   const [error, setError] = useState<string | null>(null);
   const [removing, setRemoving] = useState<Member | null>(null);
   const manage = role === 'owner' || role === 'admin';
-  const refresh = () => qc.invalidateQueries({ queryKey: qk.members(project.id) });
   const [handingOver, setHandingOver] = useState<Member | null>(null);
   const changeRole = async (m: Member, next: Role) => {
     setError(null);
@@ -36,11 +34,10 @@ export function MembersSection({
       return;
     }
     try {
-      await changeMemberRole(project.id, m.id, next);
+      await changeMemberRole.mutateAsync({ memberId: m.id, role: next });
     } catch (err) {
       setError(errorText(err));
     }
-    refresh();
   };
   const canTouch = (m: Member) => {
     if (m.userId === userId) return false;
@@ -122,10 +119,7 @@ export function MembersSection({
           busyLabel="Transferring…"
           danger={false}
           onClose={() => setHandingOver(null)}
-          onConfirm={async () => {
-            await changeMemberRole(project.id, handingOver.id, 'owner');
-            refresh();
-          }}
+          onConfirm={() => changeMemberRole.mutateAsync({ memberId: handingOver.id, role: 'owner' })}
         >
           A project has one owner: {handingOver.user.name ?? handingOver.user.username} becomes it and you
           become an admin. Only the new owner can hand it back or delete the project.
@@ -137,11 +131,9 @@ export function MembersSection({
           confirmLabel={removing.userId === userId ? 'Leave project' : 'Remove member'}
           onClose={() => setRemoving(null)}
           onConfirm={async () => {
-            await removeMember(project.id, removing.id);
-            if (removing.userId === userId) {
-              qc.setQueryData<Project[]>(qk.projects, (l) => l?.filter((x) => x.id !== project.id));
-              navigate('/', { replace: true });
-            } else refresh();
+            const me = removing.userId === userId;
+            await removeMember.mutateAsync({ memberId: removing.id, me });
+            if (me) navigate('/', { replace: true });
           }}
         >
           {removing.userId === userId
@@ -162,7 +154,7 @@ export function AddMember({
   members: Member[];
   canGrantOwner: boolean;
 }) {
-  const qc = useQueryClient();
+  const addMember = useAddMember(project.id);
   const [search, setSearch] = useState('');
   const [debounced, setDebounced] = useState('');
   const [role, setRole] = useState<Role>('member');
@@ -177,9 +169,8 @@ export function AddMember({
   const add = async (userId: string) => {
     setError(null);
     try {
-      await addMember(project.id, userId, role);
+      await addMember.mutateAsync({ userId, role });
       setSearch('');
-      qc.invalidateQueries({ queryKey: qk.members(project.id) });
     } catch (err) {
       setError(errorText(err));
     }

@@ -1,16 +1,14 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { LIMITS } from '../../shared/limits';
 import { errorText } from '../api/client';
-import { qk } from '../api/keys';
 import { useLabels } from '../api/labels';
 import { useMembers } from '../api/members';
 import {
-  createTemplate,
-  deleteTemplate,
   type Template,
-  updateTemplate,
+  useCreateTemplate,
+  useDeleteTemplate,
   useTemplates,
+  useUpdateTemplate,
 } from '../api/templates';
 import { PRIORITIES, type Project, TICKET_TYPES } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -25,20 +23,15 @@ import { MarkdownEditor } from './ticket-editors';
  * see the list. The New-ticket dialog offers them.
  */
 export function TemplatesSection({ project, canEdit }: { project: Project; canEdit: boolean }) {
-  const qc = useQueryClient();
   const templates = useTemplates(project.id);
+  const updateTemplate = useUpdateTemplate(project.id);
+  const deleteTemplate = useDeleteTemplate(project.id);
   const [editing, setEditing] = useState<Template | 'new' | null>(null);
   const [deleting, setDeleting] = useState<Template | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const refresh = () => qc.invalidateQueries({ queryKey: qk.templates(project.id) });
-  const patch = async (t: Template, body: Parameters<typeof updateTemplate>[2]) => {
+  const patch = (t: Template, body: { position?: number; isDefault?: boolean }) => {
     setError(null);
-    try {
-      await updateTemplate(project.id, t.id, body);
-    } catch (err) {
-      setError(errorText(err));
-    }
-    refresh();
+    updateTemplate.mutateAsync({ templateId: t.id, body }).catch((err) => setError(errorText(err)));
   };
   const list = templates.data ?? [];
   return (
@@ -117,10 +110,7 @@ export function TemplatesSection({ project, canEdit }: { project: Project; canEd
           key={editing === 'new' ? 'new' : editing.id}
           project={project}
           template={editing === 'new' ? null : editing}
-          onDone={() => {
-            setEditing(null);
-            refresh();
-          }}
+          onDone={() => setEditing(null)}
         />
       )}
       <div className="mt-2">
@@ -131,10 +121,7 @@ export function TemplatesSection({ project, canEdit }: { project: Project; canEd
           title={`Delete template ${deleting.name}?`}
           confirmLabel="Delete template"
           onClose={() => setDeleting(null)}
-          onConfirm={async () => {
-            await deleteTemplate(project.id, deleting.id);
-            refresh();
-          }}
+          onConfirm={() => deleteTemplate.mutateAsync(deleting.id)}
         >
           New tickets can no longer start from it; tickets made from it stay as they are.
         </ConfirmDialog>
@@ -168,6 +155,8 @@ function TemplateEditor({
 }) {
   const labels = useLabels(project.id);
   const members = useMembers(project.id);
+  const createTemplate = useCreateTemplate(project.id);
+  const updateTemplate = useUpdateTemplate(project.id);
   const [name, setName] = useState(template?.name ?? '');
   const [about, setAbout] = useState(template?.about ?? '');
   const [type, setType] = useState(template?.type ?? '');
@@ -195,8 +184,12 @@ function TemplateEditor({
       isDefault,
     };
     try {
-      if (template) await updateTemplate(project.id, template.id, { ...body, version: template.version });
-      else await createTemplate(project.id, body);
+      if (template)
+        await updateTemplate.mutateAsync({
+          templateId: template.id,
+          body: { ...body, version: template.version },
+        });
+      else await createTemplate.mutateAsync(body);
       onDone();
     } catch (err) {
       setError(errorText(err));

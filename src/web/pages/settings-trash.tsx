@@ -1,8 +1,7 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { TRASH_DAYS } from '../../shared/trash';
 import { errorText } from '../api/client';
-import { purgeTrashed, type TrashedTicket, trashKey, useRestore, useTrash } from '../api/trash';
+import { type TrashedTicket, usePurgeTrashed, useRestore, useTrash } from '../api/trash';
 import type { Project } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { FormError, Section } from '../components/ProjectNav';
@@ -17,9 +16,9 @@ import { Button, Skeleton } from '../components/ui';
 export function TrashSection({ project, manage }: { project: Project; manage: boolean }) {
   const trash = useTrash(project.id);
   const restore = useRestore(project.id);
+  const purge = usePurgeTrashed(project.id);
   const [busy, setBusy] = useState<string | null>(null);
   const [purging, setPurging] = useState<TrashedTicket | null>(null);
-  const qc = useQueryClient();
   const toast = useToast();
   return (
     <Section
@@ -60,7 +59,7 @@ export function TrashSection({ project, manage }: { project: Project; manage: bo
               aria-label={`Restore ${t.key}`}
               onClick={async () => {
                 setBusy(t.id);
-                await restore([t.id]);
+                await restore.mutateAsync([t.id]);
                 setBusy(null);
               }}
             >
@@ -85,8 +84,7 @@ export function TrashSection({ project, manage }: { project: Project; manage: bo
           confirmLabel="Delete forever"
           busyLabel="Deleting…"
           onConfirm={async () => {
-            await purgeTrashed(project.id, purging.id);
-            qc.invalidateQueries({ queryKey: trashKey(project.id) });
+            await purge.mutateAsync(purging.id);
             toast.show(`${purging.key} deleted for good`);
             setPurging(null);
           }}

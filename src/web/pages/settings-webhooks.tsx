@@ -1,16 +1,14 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../../shared/webhooks';
 import { errorText } from '../api/client';
-import { qk } from '../api/keys';
 import type { Project } from '../api/types';
 import {
-  createWebhook,
   type Delivery,
-  deleteWebhook,
-  redeliver,
-  updateWebhook,
+  useCreateWebhook,
+  useDeleteWebhook,
   useDeliveries,
+  useRedeliver,
+  useSetWebhookActive,
   useWebhooks,
   type Webhook,
 } from '../api/webhooks';
@@ -70,7 +68,7 @@ function AddWebhookForm({
   project: Project;
   onCreated: (s: { url: string; secret: string }) => void;
 }) {
-  const qc = useQueryClient();
+  const createWebhook = useCreateWebhook(project.id);
   const [url, setUrl] = useState('');
   const [secret, setSecret] = useState('');
   const [events, setEvents] = useState<WebhookEvent[]>(DEFAULT_EVENTS);
@@ -81,7 +79,7 @@ function AddWebhookForm({
     setError(null);
     setBusy(true);
     try {
-      const made = await createWebhook(project.id, {
+      const made = await createWebhook.mutateAsync({
         url: url.trim(),
         events,
         ...(secret ? { secret } : {}),
@@ -89,7 +87,6 @@ function AddWebhookForm({
       onCreated({ url: made.url, secret: made.secret });
       setUrl('');
       setSecret('');
-      qc.invalidateQueries({ queryKey: qk.webhooks(project.id) });
     } catch (err) {
       setError(errorText(err));
     } finally {
@@ -171,26 +168,14 @@ function statusOf(h: Webhook): { text: string; tone: string } {
 }
 
 function WebhookRow({ project, hook }: { project: Project; hook: Webhook }) {
-  const qc = useQueryClient();
+  const setHookActive = useSetWebhookActive(project.id);
+  const deleteWebhook = useDeleteWebhook(project.id);
   const [open, setOpen] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const refresh = () => qc.invalidateQueries({ queryKey: qk.webhooks(project.id) });
-  const setActive = async (active: boolean) => {
+  const setActive = (active: boolean) => {
     setError(null);
-    qc.setQueryData<Webhook[]>(qk.webhooks(project.id), (list) =>
-      list?.map((x) =>
-        x.id === hook.id
-          ? { ...x, active, ...(active ? { disabledReason: null, failingSince: null } : {}) }
-          : x,
-      ),
-    );
-    try {
-      await updateWebhook(project.id, hook.id, { active });
-    } catch (err) {
-      setError(errorText(err));
-    }
-    refresh();
+    setHookActive.mutateAsync({ webhookId: hook.id, active }).catch((err) => setError(errorText(err)));
   };
   const status = statusOf(hook);
   return (
@@ -231,10 +216,7 @@ function WebhookRow({ project, hook }: { project: Project; hook: Webhook }) {
           title="Delete this webhook?"
           confirmLabel="Delete webhook"
           onClose={() => setDeleting(false)}
-          onConfirm={async () => {
-            await deleteWebhook(project.id, hook.id);
-            refresh();
-          }}
+          onConfirm={() => deleteWebhook.mutateAsync(hook.id)}
         >
           {hook.url} receives nothing more; its deliveries are deleted with it.
         </ConfirmDialog>
@@ -250,15 +232,14 @@ const STATUS_TONE: Record<Delivery['status'], string> = {
 };
 
 function DeliveryList({ project, hook }: { project: Project; hook: Webhook }) {
-  const qc = useQueryClient();
   const toast = useToast();
   const list = useDeliveries(project.id, hook.id);
+  const redeliver = useRedeliver(project.id, hook.id);
   const [shown, setShown] = useState<string | null>(null);
   const again = async (d: Delivery) => {
     try {
-      await redeliver(project.id, hook.id, d.id);
+      await redeliver.mutateAsync(d.id);
       toast.show('Delivery queued again', 'success');
-      qc.invalidateQueries({ queryKey: qk.deliveries(project.id, hook.id) });
     } catch (err) {
       toast.show(errorText(err), 'error');
     }

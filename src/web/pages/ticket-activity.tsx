@@ -1,10 +1,8 @@
 /** A ticket's activity: comments and the change history. */
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { LIMITS } from '../../shared/limits';
 import { errorText } from '../api/client';
-import { addComment, deleteComment, editComment, useComments } from '../api/comments';
-import { qk } from '../api/keys';
+import { useAddComment, useComments, useDeleteComment, useEditComment } from '../api/comments';
 import { useHistory } from '../api/links';
 import { useMembers } from '../api/members';
 import { useSession } from '../api/session';
@@ -46,9 +44,11 @@ export function Activity({ project, ticket }: { project: Project; ticket: FullTi
 }
 
 export function Comments({ project, ticket }: { project: Project; ticket: FullTicket }) {
-  const qc = useQueryClient();
   const toast = useToast();
   const comments = useComments(project.id, ticket.id);
+  const addComment = useAddComment(project.id, ticket);
+  const editComment = useEditComment(project.id, ticket);
+  const deleteComment = useDeleteComment(project.id, ticket);
   const session = useSession();
   const members = useMembers(project.id);
   const me = session.data?.user;
@@ -56,16 +56,10 @@ export function Comments({ project, ticket }: { project: Project; ticket: FullTi
   const canModerate = me?.isSystemAdmin || myRole === 'owner' || myRole === 'admin';
   const [editing, setEditing] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Comment | null>(null);
-  const refresh = () => {
-    qc.invalidateQueries({ queryKey: qk.comments(ticket.id) });
-    qc.invalidateQueries({ queryKey: qk.ticket(project.id, ticket.key) });
-  };
 
   const post = async (content: string) => {
     try {
-      const created = await addComment(project.id, ticket.id, content);
-      qc.setQueryData<Comment[]>(qk.comments(ticket.id), (list) => (list ? [...list, created] : [created]));
-      refresh();
+      await addComment.mutateAsync(content);
     } catch (err) {
       toast.error(`Could not post the comment: ${errorText(err)}`);
       throw err;
@@ -73,19 +67,14 @@ export function Comments({ project, ticket }: { project: Project; ticket: FullTi
   };
   const edit = async (c: Comment, content: string) => {
     try {
-      await editComment(project.id, ticket.id, c.id, content);
+      await editComment.mutateAsync({ commentId: c.id, content });
       setEditing(null);
-      refresh();
     } catch (err) {
       toast.error(`Could not save the comment: ${errorText(err)}`);
     }
   };
   // The app's own confirmation (focus kept inside, Escape closes it), not the browser's confirm box.
-  const remove = async (c: Comment) => {
-    await deleteComment(project.id, ticket.id, c.id);
-    qc.setQueryData<Comment[]>(qk.comments(ticket.id), (list) => list?.filter((x) => x.id !== c.id));
-    refresh();
-  };
+  const remove = (c: Comment) => deleteComment.mutateAsync(c.id);
 
   return (
     <div className="flex flex-col gap-3">

@@ -1,6 +1,6 @@
 import { type ClipboardEvent, type DragEvent, type ReactNode, useEffect, useMemo, useState } from 'react';
 import { LIMITS } from '../../shared/limits';
-import { uploadAttachment } from '../api/attachments';
+import { useUploadAttachment } from '../api/attachments';
 import { errorText } from '../api/client';
 import { useMembers } from '../api/members';
 import type { FullTicket } from '../api/types';
@@ -70,6 +70,7 @@ export function MarkdownEditor({
 }) {
   const [text, setText] = useState(initial);
   const toast = useToast();
+  const upload = useUploadAttachment(projectId ?? '', ticketId ?? '');
   /**
    * Images pasted or dropped into the text are uploaded as the ticket's attachments (the attachments
    * API, with its checks) and written into the text as Markdown images where the caret was.
@@ -82,7 +83,8 @@ export function MarkdownEditor({
     const placeholders = images.map((f, i) => `![Uploading ${f.name || 'image'} (${Date.now()}-${i})…]()`);
     setText((t) => `${t.slice(0, at)}${placeholders.join('\n')}${t.slice(at)}`);
     images.forEach((file, i) => {
-      uploadAttachment(projectId, ticketId, file, () => {})
+      upload
+        .mutateAsync({ file })
         .then((a) => setText((t) => t.replace(placeholders[i], imageMarkdown(a.filename, a.url))))
         .catch((err) => {
           setText((t) => t.replace(placeholders[i], ''));

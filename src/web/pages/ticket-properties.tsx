@@ -1,12 +1,10 @@
 /** The ticket drawer's properties panel: fields, label and watcher pickers. */
-import { useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { LIMITS } from '../../shared/limits';
 import { isCalendarDate } from '../../shared/rules';
 import { errorText } from '../api/client';
 import { useColumns } from '../api/columns';
-import { qk } from '../api/keys';
-import { createLabel, useLabels } from '../api/labels';
+import { useCreateLabel, useLabels } from '../api/labels';
 import { useMembers } from '../api/members';
 import { useSprints } from '../api/sprints';
 import { type TicketPatch, useTickets } from '../api/tickets';
@@ -275,9 +273,9 @@ export function LabelPicker({
   ticket: FullTicket;
   save: (p: TicketPatch) => void;
 }) {
-  const qc = useQueryClient();
   const toast = useToast();
   const labels = useLabels(project.id);
+  const createLabel = useCreateLabel(project.id);
   const [query, setQuery] = useState('');
   const selected = new Set(ticket.labels.map((l) => l.id));
   const toggle = (l: Label) => {
@@ -290,10 +288,7 @@ export function LabelPicker({
     const name = query.trim();
     if (!name) return;
     try {
-      const label = await createLabel(project.id, { name });
-      qc.setQueryData<Label[]>(qk.labels(project.id), (list) =>
-        [...(list ?? []), label].sort((a, b) => a.name.localeCompare(b.name)),
-      );
+      const label = await createLabel.mutateAsync({ name });
       setQuery('');
       save({ labelIds: [...selected, label.id] });
     } catch (err) {

@@ -1,13 +1,11 @@
 /** A ticket's subtasks, links to other tickets and attachments (uploads with progress). */
-import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { doneColumnIds, parseTicketKey } from '../../shared/rules';
-import { deleteAttachment, uploadAttachment, useAttachments } from '../api/attachments';
+import { useAttachments, useDeleteAttachment, useUploadAttachment } from '../api/attachments';
 import { errorText, url } from '../api/client';
 import { useColumns } from '../api/columns';
-import { qk } from '../api/keys';
-import { createLink, deleteLink } from '../api/links';
+import { useCreateLink, useDeleteLink } from '../api/links';
 import { useSprintSettings } from '../api/sprints';
 import { useCreateTicket, useTickets } from '../api/tickets';
 import {
@@ -114,15 +112,15 @@ export function Subtasks({ project, ticket }: { project: Project; ticket: FullTi
 }
 
 export function Links({ project, ticket }: { project: Project; ticket: FullTicket }) {
-  const qc = useQueryClient();
   const toast = useToast();
   const tickets = useTickets(project.id);
+  const createLink = useCreateLink(project.id, ticket.id);
+  const deleteLink = useDeleteLink(project.id, ticket.id);
   const [adding, setAdding] = useState(false);
   const [linkType, setLinkType] = useState<LinkType>('relates_to');
   const [query, setQuery] = useState('');
   const [busy, setBusy] = useState(false);
   const links = ticket.links ?? [];
-  const refresh = () => qc.invalidateQueries({ queryKey: ['ticket', project.id] });
   const candidates = useMemo(() => {
     const q = query.trim().toLowerCase();
     if (!q) return [];
@@ -135,10 +133,9 @@ export function Links({ project, ticket }: { project: Project; ticket: FullTicke
   const add = async (target: string) => {
     setBusy(true);
     try {
-      await createLink(project.id, ticket.id, target, linkType);
+      await createLink.mutateAsync({ targetTicketId: target, linkType });
       setQuery('');
       setAdding(false);
-      refresh();
     } catch (err) {
       toast.error(`Could not add the link: ${errorText(err)}`);
     } finally {
@@ -147,8 +144,7 @@ export function Links({ project, ticket }: { project: Project; ticket: FullTicke
   };
   const remove = async (linkId: string) => {
     try {
-      await deleteLink(project.id, ticket.id, linkId);
-      refresh();
+      await deleteLink.mutateAsync(linkId);
     } catch (err) {
       toast.error(`Could not remove the link: ${errorText(err)}`);
     }
@@ -276,9 +272,10 @@ export function Attachments({
   ticket: FullTicket;
   registerUpload: (fn: (files: FileList | File[]) => void) => void;
 }) {
-  const qc = useQueryClient();
   const toast = useToast();
   const attachments = useAttachments(project.id, ticket.id);
+  const upload = useUploadAttachment(project.id, ticket.id);
+  const deleteAttachment = useDeleteAttachment(project.id, ticket.id);
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [confirm, setConfirm] = useState<Attachment | null>(null);
   const input = useRef<HTMLInputElement>(null);
@@ -287,13 +284,12 @@ export function Attachments({
     for (const file of Array.from(files)) {
       const id = uploadSeq++;
       setUploads((u) => [...u, { id, name: file.name, progress: 0 }]);
-      uploadAttachment(project.id, ticket.id, file, (p) =>
-        setUploads((u) => u.map((x) => (x.id === id ? { ...x, progress: p } : x))),
-      )
-        .then(() => {
-          setUploads((u) => u.filter((x) => x.id !== id));
-          qc.invalidateQueries({ queryKey: qk.attachments(ticket.id) });
+      upload
+        .mutateAsync({
+          file,
+          onProgress: (p) => setUploads((u) => u.map((x) => (x.id === id ? { ...x, progress: p } : x))),
         })
+        .then(() => setUploads((u) => u.filter((x) => x.id !== id)))
         .catch((err) => setUploads((u) => u.map((x) => (x.id === id ? { ...x, error: errorText(err) } : x))));
     }
   };
@@ -302,8 +298,7 @@ export function Attachments({
   const remove = async (a: Attachment) => {
     setConfirm(null);
     try {
-      await deleteAttachment(project.id, ticket.id, a.id);
-      qc.invalidateQueries({ queryKey: qk.attachments(ticket.id) });
+      await deleteAttachment.mutateAsync(a.id);
     } catch (err) {
       toast.error(`Could not delete ${a.filename}: ${errorText(err)}`);
     }
