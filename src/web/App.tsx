@@ -1,9 +1,7 @@
-import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense } from 'react';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
-import { BASE_PATH, errorText, onUnauthorized } from './api/client';
-import { qk } from './api/keys';
-import { useSession } from './api/session';
+import { BASE_PATH, errorText } from './api/client';
+import { useSession, useSignedOutOn401 } from './api/session';
 import { Shell } from './components/Shell';
 import { Button, EmptyState, ErrorState, Skeleton } from './components/ui';
 import { useDocumentTitle } from './hooks/title';
@@ -154,16 +152,7 @@ function Authenticated() {
 }
 
 export function App() {
-  const qc = useQueryClient();
-  useEffect(
-    () =>
-      onUnauthorized(() => {
-        const s = qc.getQueryData<{ user?: unknown }>(qk.session);
-        if (s?.user) sessionStorage.setItem('docket-expired', '1');
-        qc.setQueryData(qk.session, {});
-      }),
-    [qc],
-  );
+  useSignedOutOn401();
   return (
     <Switch>
       <Route path="/sign-in">

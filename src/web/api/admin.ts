@@ -1,10 +1,11 @@
 /** System administration: users, settings and the database. */
-import { useQuery } from '@tanstack/react-query';
+import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { z } from 'zod';
 import type { adminCreateUserBody, adminUpdateUserBody, settingsPatchBody } from '../../shared/accounts.js';
 import { ApiError, api, enc, listAll, TAB_ID, url } from './client';
 import { qk } from './keys';
-import type { AdminUser, SystemSettings } from './types';
+import { sessionEnded } from './session';
+import type { AdminUser, Session, SystemSettings } from './types';
 import { uploadFile } from './upload';
 
 export interface AdminUserQuery {
@@ -37,44 +38,117 @@ export const useAdminSettings = () =>
 
 const userPath = (userId: string) => `/api/admin/users/${enc(userId)}`;
 
-export const createUser = (body: z.input<typeof adminCreateUserBody>) =>
-  api<AdminUser>('/api/admin/users', { method: 'POST', body });
+/** Keeps every cached user list in step with one changed user (or one gone), then asks the server again. */
+function userChanged(qc: QueryClient, user: AdminUser | null, removedId?: string) {
+  qc.setQueriesData<AdminUser[]>({ queryKey: ['admin-users'] }, (list) => {
+    if (!list) return list;
+    if (removedId) return list.filter((u) => u.id !== removedId);
+    return user ? list.map((u) => (u.id === user.id ? user : u)) : list;
+  });
+  qc.invalidateQueries({ queryKey: ['admin-users'] });
+}
 
-export const updateUser = (userId: string, body: z.input<typeof adminUpdateUserBody>) =>
-  api<AdminUser>(userPath(userId), { method: 'PATCH', body });
+export function useCreateUser() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: z.input<typeof adminCreateUserBody>) =>
+      api<AdminUser>('/api/admin/users', { method: 'POST', body }),
+    onSuccess: (user) => userChanged(qc, user),
+  });
+}
 
-export const deleteUser = (userId: string, confirmPassword: string) =>
-  api(userPath(userId), { method: 'DELETE', body: { confirmPassword } });
+/**
+ * Changes a user's details, rights or state. When the user is me, my session is read again (my name,
+ * my administrator rights) before the change resolves.
+ */
+export function useUpdateUser() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ userId, body }: { userId: string; body: z.input<typeof adminUpdateUserBody> }) =>
+      api<AdminUser>(userPath(userId), { method: 'PATCH', body }),
+    onSuccess: (saved) => {
+      userChanged(qc, saved);
+      if (qc.getQueryData<Session>(qk.session)?.user?.id === saved.id)
+        return qc.invalidateQueries({ queryKey: qk.session });
+    },
+  });
+}
 
-export const updateSettings = (body: z.input<typeof settingsPatchBody>) =>
-  api<SystemSettings>('/api/admin/settings', { method: 'PATCH', body });
+/** Deletes a user (needs my password). */
+export function useDeleteUser() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ userId, confirmPassword }: { userId: string; confirmPassword: string }) =>
+      api(userPath(userId), { method: 'DELETE', body: { confirmPassword } }),
+    onSuccess: (_, { userId }) => userChanged(qc, null, userId),
+  });
+}
+
+export function useUpdateSettings() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: z.input<typeof settingsPatchBody>) =>
+      api<SystemSettings>('/api/admin/settings', { method: 'PATCH', body }),
+    onSuccess: (saved) => qc.setQueryData(qk.adminSettings, saved),
+  });
+}
 
 /** Deletes every project with its tickets, sprints and files (users and settings stay). */
-export const wipeProjects = (confirmPassword: string) =>
-  api<{ wiped: { projects: number; tickets: number; sprints: number } }>(
-    '/api/admin/database/wipe-projects',
-    {
-      method: 'POST',
-      body: { confirmPassword },
-    },
-  );
-
-/** Deletes all data and files; the answer holds the new administrator's temporary password. */
-export const wipeDatabase = (confirmPassword: string, confirmation: string) =>
-  api<{ newAdminCredentials: { username: string; temporaryPassword: string } }>('/api/admin/database/wipe', {
-    method: 'POST',
-    body: { confirmPassword, confirmation },
+export function useWipeProjects() {
+  return useMutation({
+    mutationFn: (confirmPassword: string) =>
+      api<{ wiped: { projects: number; tickets: number; sprints: number } }>(
+        '/api/admin/database/wipe-projects',
+        { method: 'POST', body: { confirmPassword } },
+      ),
   });
+}
 
-/** Replaces all data and files with a backup (needs my password), reporting upload progress from 0 to 1. */
-export const importBackup = (file: File, confirmPassword: string, onProgress: (fraction: number) => void) =>
-  uploadFile<{ success: boolean; imported: Record<string, number> }>(
-    '/api/admin/database/import',
-    file,
-    onProgress,
-    undefined,
-    { confirmPassword },
-  );
+/**
+ * Deletes all data and files; the answer holds the new administrator's temporary password. The
+ * server has ended every session, this one too.
+ */
+export function useWipeDatabase() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ confirmPassword, confirmation }: { confirmPassword: string; confirmation: string }) =>
+      api<{ newAdminCredentials: { username: string; temporaryPassword: string } }>(
+        '/api/admin/database/wipe',
+        {
+          method: 'POST',
+          body: { confirmPassword, confirmation },
+        },
+      ),
+    onSuccess: () => sessionEnded(qc),
+  });
+}
+
+/**
+ * Replaces all data and files with a backup (needs my password), reporting upload progress from 0
+ * to 1. The server has ended every session, this one too.
+ */
+export function useImportBackup() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({
+      file,
+      confirmPassword,
+      onProgress,
+    }: {
+      file: File;
+      confirmPassword: string;
+      onProgress: (fraction: number) => void;
+    }) =>
+      uploadFile<{ success: boolean; imported: Record<string, number> }>(
+        '/api/admin/database/import',
+        file,
+        onProgress,
+        undefined,
+        { confirmPassword },
+      ),
+    onSuccess: () => sessionEnded(qc),
+  });
+}
 
 async function errorOf(res: Response): Promise<ApiError> {
   let body: Record<string, unknown> = {};
@@ -90,11 +164,15 @@ async function errorOf(res: Response): Promise<ApiError> {
   );
 }
 
+/** The file name the server gives in Content-Disposition, or a dated default. */
+function fileNameOf(res: Response) {
+  const cd = res.headers.get('Content-Disposition') ?? '';
+  const m = cd.match(/filename="?([^";]+)"?/);
+  return m?.[1] ?? `docket-backup-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+}
+
 /** Starts the backup download (needs my password): the streamed answer, or the API's error. */
-export async function exportBackup(
-  confirmPassword: string,
-  signal: AbortSignal,
-): Promise<Response & { body: ReadableStream<Uint8Array> }> {
+async function startExport(confirmPassword: string, signal: AbortSignal) {
   let res: Response;
   try {
     res = await fetch(url('/api/admin/database/export'), {
@@ -110,4 +188,38 @@ export async function exportBackup(
   }
   if (!res.ok || !res.body) throw await errorOf(res);
   return res as Response & { body: ReadableStream<Uint8Array> };
+}
+
+/**
+ * Downloads the backup (needs my password; a POST, so that the password is not in an address),
+ * reporting the bytes received so far and the total when the server says it. Resolves to the file
+ * and its name; `signal` cancels it (an AbortError).
+ */
+export function useExportBackup() {
+  return useMutation({
+    mutationFn: async ({
+      confirmPassword,
+      signal,
+      onProgress,
+    }: {
+      confirmPassword: string;
+      signal: AbortSignal;
+      onProgress: (received: number, total: number | null) => void;
+    }) => {
+      const res = await startExport(confirmPassword, signal);
+      const total = Number(res.headers.get('Content-Length')) || null;
+      const reader = res.body.getReader();
+      const chunks: Uint8Array[] = [];
+      let received = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        received += value.byteLength;
+        onProgress(received, total);
+      }
+      const blob = new Blob(chunks as BlobPart[], { type: 'application/json' });
+      return { blob, name: fileNameOf(res), received, total };
+    },
+  });
 }

@@ -1,5 +1,11 @@
 /** My notifications (the inbox, the unread badge) and my e-mail preferences (docs/notifications.md). */
-import { type QueryClient, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import {
+  type QueryClient,
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from '@tanstack/react-query';
 import type { NotificationType } from '../../shared/mentions';
 import type {
   NotificationOut,
@@ -8,6 +14,7 @@ import type {
 } from '../../shared/notifications';
 import { api } from './client';
 import { qk } from './keys';
+import { optimistic } from './query-client';
 
 export type Notification = NotificationOut;
 export type NotificationSettings = NotificationSettingsOut;
@@ -43,36 +50,44 @@ export const useUnreadCount = () =>
       (await api<Page>('/api/me/notifications?unread=true&limit=1', { signal })).unreadCount,
   });
 
-/** Marks read locally at once (the lists and the badge), then on the server. */
-export async function markRead(qc: QueryClient, ids: string[] | 'all') {
-  const now = new Date().toISOString();
-  let changed = 0;
-  qc.setQueriesData<{ pages: Page[]; pageParams: unknown[] }>({ queryKey: qk.notifications }, (data) =>
-    data
-      ? {
-          ...data,
-          pages: data.pages.map((p) => ({
-            ...p,
-            items: p.items.map((n) => {
-              if (n.readAt || (ids !== 'all' && !ids.includes(n.id))) return n;
-              changed++;
-              return { ...n, readAt: now };
-            }),
-          })),
-        }
-      : data,
-  );
-  if (ids === 'all') qc.setQueryData(qk.unreadCount, 0);
-  else if (changed > 0) qc.setQueryData<number>(qk.unreadCount, (c) => Math.max(0, (c ?? 0) - ids.length));
-  try {
-    const r = await api<{ updated: number; unreadCount: number }>('/api/me/notifications/read', {
-      method: 'POST',
-      body: ids === 'all' ? { all: true } : { ids },
-    });
-    qc.setQueryData(qk.unreadCount, r.unreadCount);
-  } finally {
-    qc.invalidateQueries({ queryKey: qk.notifications });
-  }
+type Pages = { pages: Page[]; pageParams: unknown[] };
+
+/** Marks read (some notifications, or all) in the lists and the badge at once, then on the server. */
+export function useMarkRead() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (ids: string[] | 'all') =>
+      api<{ updated: number; unreadCount: number }>('/api/me/notifications/read', {
+        method: 'POST',
+        body: ids === 'all' ? { all: true } : { ids },
+      }),
+    onMutate: (ids) => {
+      const now = new Date().toISOString();
+      let changed = 0;
+      qc.setQueriesData<Pages>({ queryKey: qk.notifications }, (data) =>
+        data
+          ? {
+              ...data,
+              pages: data.pages.map((p) => ({
+                ...p,
+                items: p.items.map((n) => {
+                  if (n.readAt || (ids !== 'all' && !ids.includes(n.id))) return n;
+                  changed++;
+                  return { ...n, readAt: now };
+                }),
+              })),
+            }
+          : data,
+      );
+      if (ids === 'all') qc.setQueryData(qk.unreadCount, 0);
+      else if (changed > 0)
+        qc.setQueryData<number>(qk.unreadCount, (c) => Math.max(0, (c ?? 0) - ids.length));
+    },
+    onSuccess: (r) => qc.setQueryData(qk.unreadCount, r.unreadCount),
+    onSettled: () => {
+      qc.invalidateQueries({ queryKey: qk.notifications });
+    },
+  });
 }
 
 /** A notification.created or notification.read event of my user stream. */
@@ -88,5 +103,17 @@ export const useNotificationSettings = () =>
     queryFn: ({ signal }) => api<NotificationSettings>('/api/me/notification-settings', { signal }),
   });
 
-export const updateNotificationSettings = (body: NotificationSettingsBody) =>
-  api<NotificationSettings>('/api/me/notification-settings', { method: 'PATCH', body });
+/** Changes my e-mail preferences, shown at once and put back when the server refuses. */
+export function useUpdateNotificationSettings() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: NotificationSettingsBody) =>
+      api<NotificationSettings>('/api/me/notification-settings', { method: 'PATCH', body }),
+    onMutate: (patch) =>
+      optimistic<NotificationSettings>(qc, qk.notificationSettings, (before) =>
+        before ? { ...before, ...patch, types: { ...before.types, ...patch.types } } : before,
+      ),
+    onError: (_err, _patch, rollback) => rollback?.(),
+    onSuccess: (saved) => qc.setQueryData(qk.notificationSettings, saved),
+  });
+}

@@ -2,9 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { useLocation } from 'wouter';
 import { PALETTE } from '../../shared/limits';
 import { errorText } from '../api/client';
-import { qk } from '../api/keys';
 import { useCreateProject } from '../api/projects';
-import type { Project } from '../api/types';
 import { Button, Dialog, Field, Input, Textarea } from './ui';
 
 /** A key suggested from the name: initials of the words, or the first letters of one word. */

@@ -1,4 +1,3 @@
-import { useQueryClient } from '@tanstack/react-query';
 import {
   lazy,
   type ReactNode,
@@ -12,11 +11,10 @@ import {
 } from 'react';
 import { Link, useLocation, useSearch as useSearchString } from 'wouter';
 import { useAccountEvents } from '../api/events';
-import { qk } from '../api/keys';
 import { useUnreadCount } from '../api/notifications';
 import { useProjects } from '../api/projects';
 import { useViews } from '../api/search';
-import { signOut as endSession, useSession } from '../api/session';
+import { useSession, useSignOut } from '../api/session';
 import type { TicketPatch } from '../api/tickets';
 import type { Project } from '../api/types';
 import { useEscape, useShortcut } from '../hooks/shortcuts';
@@ -275,7 +273,7 @@ function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
 const useContextShell = () => useContext(ShellContext);
 
 export function Shell({ children }: { children: ReactNode }) {
-  const qc = useQueryClient();
+  const endSession = useSignOut().mutateAsync;
   const [location, navigate] = useLocation();
   const [palette, setPalette] = useState(false);
   const [help, setHelp] = useState(false);
@@ -291,10 +289,8 @@ export function Shell({ children }: { children: ReactNode }) {
     } catch {
       // Signed out already: go on to the sign-in page.
     }
-    qc.clear();
-    qc.setQueryData(qk.session, {});
     navigate('/sign-in', { replace: true });
-  }, [qc, navigate]);
+  }, [endSession, navigate]);
 
   const projectKey = currentProjectKey(location);
   const currentProject: Project | undefined = projects.data?.find((p) => p.key === projectKey);

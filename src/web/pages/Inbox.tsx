@@ -1,9 +1,13 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useLocation } from 'wouter';
 import { NOTIFICATION_TYPES, notificationHeadline } from '../../shared/mentions';
 import { errorText } from '../api/client';
-import { markRead, type Notification, type NotificationType, useNotifications } from '../api/notifications';
+import {
+  type Notification,
+  type NotificationType,
+  useMarkRead,
+  useNotifications,
+} from '../api/notifications';
 import { fullTime, relativeTime } from '../components/time';
 import { Button, EmptyState, ErrorState, Skeleton } from '../components/ui';
 import { PageHeader } from './projects';
@@ -65,13 +69,13 @@ function Row({ n, onOpen, onRead }: { n: Notification; onOpen: () => void; onRea
 export function InboxPage() {
   const [type, setType] = useState<NotificationType | ''>('');
   const list = useNotifications(type);
-  const qc = useQueryClient();
+  const markRead = useMarkRead().mutate;
   const [, navigate] = useLocation();
   const items = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? [], [list.data]);
   const unread = items.filter((n) => !n.readAt);
   const read = items.filter((n) => n.readAt);
   const open = (n: Notification) => {
-    if (!n.readAt) void markRead(qc, [n.id]);
+    if (!n.readAt) markRead([n.id]);
     navigate(n.ticket ? `/projects/${n.project.key}/${n.ticket.key}` : `/projects/${n.project.key}`);
   };
   const section = (title: string, rows: Notification[]) =>
@@ -82,7 +86,7 @@ export function InboxPage() {
         </h2>
         <ul>
           {rows.map((n) => (
-            <Row key={n.id} n={n} onOpen={() => open(n)} onRead={() => void markRead(qc, [n.id])} />
+            <Row key={n.id} n={n} onOpen={() => open(n)} onRead={() => markRead([n.id])} />
           ))}
         </ul>
       </section>
@@ -90,7 +94,7 @@ export function InboxPage() {
   return (
     <div className="flex h-full flex-col">
       <PageHeader title="Inbox">
-        <Button size="sm" disabled={unread.length === 0} onClick={() => void markRead(qc, 'all')}>
+        <Button size="sm" disabled={unread.length === 0} onClick={() => markRead('all')}>
           Mark all read
         </Button>
       </PageHeader>

@@ -1,9 +1,7 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type PointerEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { errorText } from '../api/client';
-import { qk } from '../api/keys';
-import { removeMyAvatar, updateMyName, uploadAvatar, useMe } from '../api/me';
-import type { Me, Session } from '../api/types';
+import { useMe, useRemoveMyAvatar, useUpdateMyName, useUploadAvatar } from '../api/me';
+import type { Me } from '../api/types';
 import { FormError, Section } from '../components/ProjectNav';
 import { useToast } from '../components/toast';
 import { Avatar, Button, Dialog, ErrorState, Field, Input, Skeleton } from '../components/ui';
@@ -13,15 +11,6 @@ import { OAuthGrantsSection } from './profile-oauth';
 import { ApiKeysSection, SessionsSection } from './profile-security';
 import { TwoFactorSection } from './profile-two-factor';
 import { PageHeader } from './projects';
-
-/** Keeps the shell's signed-in user in step with the profile. */
-export function useSyncMe() {
-  const qc = useQueryClient();
-  return (me: Partial<Me>) => {
-    qc.setQueryData<Me>(qk.me, (m) => (m ? { ...m, ...me } : m));
-    qc.setQueryData<Session>(qk.session, (s) => (s?.user ? { ...s, user: { ...s.user, ...me } } : s));
-  };
-}
 
 export function ProfilePage() {
   const me = useMe();
@@ -57,7 +46,7 @@ export function ProfilePage() {
 }
 
 export function NameSection({ me }: { me: Me }) {
-  const sync = useSyncMe();
+  const updateMyName = useUpdateMyName();
   const toast = useToast();
   const [name, setName] = useState(me.name ?? '');
   const [error, setError] = useState<string | null>(null);
@@ -67,8 +56,7 @@ export function NameSection({ me }: { me: Me }) {
     setBusy(true);
     setError(null);
     try {
-      const saved = await updateMyName(name.trim() || null);
-      sync(saved);
+      await updateMyName.mutateAsync(name.trim() || null);
       toast.show('Name saved', 'success');
     } catch (err) {
       setError(errorText(err));
@@ -100,7 +88,7 @@ export const AVATAR_MAX = 2 * 1024 * 1024;
 export const CROP_VIEW = 224;
 
 export function AvatarSection({ me }: { me: Me }) {
-  const sync = useSyncMe();
+  const removeMyAvatar = useRemoveMyAvatar();
   const toast = useToast();
   const input = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File | null>(null);
@@ -117,8 +105,7 @@ export function AvatarSection({ me }: { me: Me }) {
     setBusy(true);
     setError(null);
     try {
-      await removeMyAvatar();
-      sync({ avatar: null });
+      await removeMyAvatar.mutateAsync();
       toast.show('Avatar removed', 'success');
     } catch (err) {
       setError(errorText(err));
@@ -158,10 +145,7 @@ export function AvatarSection({ me }: { me: Me }) {
         <CropDialog
           file={file}
           onClose={() => setFile(null)}
-          onSaved={(avatar) => {
-            sync({ avatar });
-            toast.show('Avatar updated', 'success');
-          }}
+          onSaved={() => toast.show('Avatar updated', 'success')}
         />
       )}
     </Section>
@@ -176,8 +160,9 @@ export function CropDialog({
 }: {
   file: File;
   onClose: () => void;
-  onSaved: (avatar: string | null) => void;
+  onSaved: () => void;
 }) {
+  const uploadAvatar = useUploadAvatar();
   const src = useMemo(() => URL.createObjectURL(file), [file]);
   useEffect(() => () => URL.revokeObjectURL(src), [src]);
   const [img, setImg] = useState<HTMLImageElement | null>(null);
@@ -240,8 +225,8 @@ export function CropDialog({
       const blob = await new Promise<Blob | null>((r) => canvas.toBlob(r, 'image/png'));
       if (!blob) throw new Error('The image could not be cropped.');
       const cropped = new File([blob], 'avatar.png', { type: 'image/png' });
-      const res = await uploadAvatar(cropped, setProgress);
-      onSaved(res.avatar);
+      await uploadAvatar.mutateAsync({ image: cropped, onProgress: setProgress });
+      onSaved();
       onClose();
     } catch (err) {
       setError(errorText(err));

@@ -1,18 +1,9 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { PASSWORD_RULES } from '../../shared/accounts';
 import { ERR } from '../../shared/errors';
 import { ApiError, errorText, url } from '../api/client';
-import { qk } from '../api/keys';
-import {
-  fetchSession,
-  forgotPassword,
-  register,
-  resetPassword,
-  signIn,
-  useAuthOptions,
-} from '../api/session';
+import { useAuthOptions, useForgotPassword, useRegister, useResetPassword, useSignIn } from '../api/session';
 import { Button, Field, Input } from '../components/ui';
 import { useDocumentTitle } from '../hooks/title';
 
@@ -95,7 +86,7 @@ function SsoButton({ next }: { next: string }) {
 }
 
 export function SignInPage() {
-  const qc = useQueryClient();
+  const signIn = useSignIn();
   const search = useSearch();
   const [, navigate] = useLocation();
   const [username, setUsername] = useState('');
@@ -115,9 +106,7 @@ export function SignInPage() {
     setBusy(true);
     setError(null);
     try {
-      await signIn(username, password, needCode ? code : undefined);
-      qc.clear();
-      await qc.fetchQuery({ queryKey: qk.session, queryFn: fetchSession });
+      await signIn.mutateAsync({ username, password, code: needCode ? code : undefined });
       navigate(nextPath(search), { replace: true });
     } catch (err) {
       if (err instanceof ApiError && err.body.twoFactor === true && !needCode) {
@@ -220,6 +209,7 @@ export function SignInPage() {
 
 /** Asks for a reset link by e-mail address or username; the answer is the same either way. */
 export function ForgotPasswordPage() {
+  const forgotPassword = useForgotPassword();
   const [login, setLogin] = useState('');
   const [sent, setSent] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -231,7 +221,7 @@ export function ForgotPasswordPage() {
     setError(null);
     try {
       const value = login.trim();
-      await forgotPassword(value.includes('@') ? { email: value } : { username: value });
+      await forgotPassword.mutateAsync(value.includes('@') ? { email: value } : { username: value });
       setSent(true);
     } catch (err) {
       setError(errorText(err));
@@ -280,7 +270,7 @@ export function ForgotPasswordPage() {
 /** Sets a new password with the token from the e-mail's link (`/reset-password#token=…`). */
 export function ResetPasswordPage() {
   const [, navigate] = useLocation();
-  const qc = useQueryClient();
+  const resetPassword = useResetPassword();
   const token = new URLSearchParams(typeof window === 'undefined' ? '' : window.location.hash.slice(1)).get(
     'token',
   );
@@ -295,8 +285,7 @@ export function ResetPasswordPage() {
     setBusy(true);
     setError(null);
     try {
-      await resetPassword({ token, password });
-      qc.clear();
+      await resetPassword.mutateAsync({ token, password });
       navigate('/sign-in?reset=1', { replace: true });
     } catch (err) {
       setError(errorText(err));
@@ -364,7 +353,8 @@ export function PasswordRules({ password }: { password: string }) {
 }
 
 export function RegisterPage() {
-  const qc = useQueryClient();
+  const register = useRegister();
+  const signIn = useSignIn();
   const search = useSearch();
   const [, navigate] = useLocation();
   const [form, setForm] = useState({ username: '', name: '', email: '', password: '' });
@@ -379,15 +369,13 @@ export function RegisterPage() {
     setBusy(true);
     setError(null);
     try {
-      await register({
+      await register.mutateAsync({
         username: form.username,
         password: form.password,
         email: form.email || undefined,
         name: form.name || undefined,
       });
-      await signIn(form.username, form.password);
-      qc.clear();
-      await qc.fetchQuery({ queryKey: qk.session, queryFn: fetchSession });
+      await signIn.mutateAsync({ username: form.username, password: form.password });
       navigate(nextPath(search), { replace: true });
     } catch (err) {
       setError(errorText(err));

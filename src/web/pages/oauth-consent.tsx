@@ -1,12 +1,6 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { errorText } from '../api/client';
-import {
-  type AuthorizationCheck,
-  checkAuthorization,
-  decideAuthorization,
-  oauthGrantsKey,
-} from '../api/oauth';
+import { type AuthorizationCheck, useAuthorizationCheck, useDecideAuthorization } from '../api/oauth';
 import { useSession } from '../api/session';
 import { FormError } from '../components/ProjectNav';
 import { Button, Skeleton } from '../components/ui';
@@ -27,13 +21,8 @@ const SCOPE_TEXT = {
 export function OAuthConsentPage() {
   const search = window.location.search;
   const session = useSession();
-  const qc = useQueryClient();
-  const check = useQuery({
-    queryKey: ['oauth-authorization', search],
-    queryFn: () => checkAuthorization(search),
-    retry: false,
-    staleTime: Number.POSITIVE_INFINITY,
-  });
+  const check = useAuthorizationCheck(search);
+  const decideAuthorization = useDecideAuthorization(search);
   const [scope, setScope] = useState<'read' | 'write' | null>(null);
   const [leaving, setLeaving] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -54,8 +43,10 @@ export function OAuthConsentPage() {
     setBusy(true);
     setError(null);
     try {
-      const { redirectTo } = await decideAuthorization(search, approve, approve ? chosen : undefined);
-      await qc.invalidateQueries({ queryKey: oauthGrantsKey });
+      const { redirectTo } = await decideAuthorization.mutateAsync({
+        approve,
+        grantScope: approve ? chosen : undefined,
+      });
       setLeaving(redirectTo);
       window.location.assign(redirectTo);
     } catch (err) {

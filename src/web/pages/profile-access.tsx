@@ -1,19 +1,17 @@
 /** Profile: e-mail, password, the API key with MCP client configurations, and deleting the account. */
-import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useLocation } from 'wouter';
 import { PASSWORD_RULES } from '../../shared/accounts';
 import { BASE_PATH, errorText } from '../api/client';
-import { qk } from '../api/keys';
 import {
-  changeMyEmail,
-  changeMyPassword,
-  createApiKey,
-  deleteMyAccount,
-  revokeApiKey,
+  useChangeMyEmail,
+  useChangeMyPassword,
+  useCreateMcpKey,
+  useDeleteMyAccount,
   useKeyStatus,
+  useRevokeMcpKey,
 } from '../api/me';
-import type { KeyStatus, Me } from '../api/types';
+import type { Me } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { DangerZone } from '../components/DangerZone';
 import { FormError, Section } from '../components/ProjectNav';
@@ -21,10 +19,9 @@ import { fullTime, relativeTime } from '../components/time';
 import { useToast } from '../components/toast';
 import { Button, Field, Input, Skeleton } from '../components/ui';
 import { PasswordRules } from './auth';
-import { useSyncMe } from './Profile';
 
 export function EmailSection({ me }: { me: Me }) {
-  const sync = useSyncMe();
+  const changeMyEmail = useChangeMyEmail();
   const toast = useToast();
   const [email, setEmail] = useState(me.email ?? '');
   const [password, setPassword] = useState('');
@@ -35,8 +32,7 @@ export function EmailSection({ me }: { me: Me }) {
     setBusy(true);
     setError(null);
     try {
-      const saved = await changeMyEmail(email.trim(), password);
-      sync(saved);
+      await changeMyEmail.mutateAsync({ email: email.trim(), password });
       setPassword('');
       toast.show('E-mail address changed', 'success');
     } catch (err) {
@@ -88,6 +84,7 @@ export function EmailSection({ me }: { me: Me }) {
 }
 
 export function PasswordSection({ onChanged }: { onChanged?: () => void } = {}) {
+  const changeMyPassword = useChangeMyPassword();
   const toast = useToast();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
@@ -101,7 +98,7 @@ export function PasswordSection({ onChanged }: { onChanged?: () => void } = {}) 
     setBusy(true);
     setError(null);
     try {
-      await changeMyPassword(current, next);
+      await changeMyPassword.mutateAsync({ currentPassword: current, newPassword: next });
       setCurrent('');
       setNext('');
       setAgain('');
@@ -222,7 +219,8 @@ export function CopyBlock({ label, text }: { label: string; text: string }) {
 }
 
 export function ApiKeySection() {
-  const qc = useQueryClient();
+  const createMcpKey = useCreateMcpKey();
+  const revokeMcpKey = useRevokeMcpKey();
   const toast = useToast();
   const status = useKeyStatus();
   const [created, setCreated] = useState<string | null>(null);
@@ -232,17 +230,15 @@ export function ApiKeySection() {
   const create = async () => {
     setError(null);
     try {
-      const res = await createApiKey();
+      const res = await createMcpKey.mutateAsync();
       setCreated(res.apiKey);
-      qc.setQueryData<KeyStatus>(qk.keyStatus, { hasKey: true, createdAt: res.createdAt, lastUsedAt: null });
     } catch (err) {
       setError(errorText(err));
     }
   };
   const revoke = async () => {
-    await revokeApiKey();
+    await revokeMcpKey.mutateAsync();
     setCreated(null);
-    qc.setQueryData<KeyStatus>(qk.keyStatus, { hasKey: false, createdAt: null, lastUsedAt: null });
     toast.show('API key revoked', 'success');
   };
   const s = status.data;
@@ -344,7 +340,7 @@ export function ApiKeySection() {
 }
 
 export function DeleteAccountSection() {
-  const qc = useQueryClient();
+  const deleteMyAccount = useDeleteMyAccount();
   const [, navigate] = useLocation();
   return (
     <DangerZone
@@ -357,9 +353,7 @@ export function DeleteAccountSection() {
       password
       typeText="delete my account"
       onConfirm={async (password) => {
-        await deleteMyAccount(password, 'delete my account');
-        qc.clear();
-        qc.setQueryData(qk.session, {});
+        await deleteMyAccount.mutateAsync({ password, confirmation: 'delete my account' });
         navigate('/sign-in', { replace: true });
       }}
     >

@@ -1,13 +1,11 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { NOTIFICATION_TYPES } from '../../shared/mentions';
 import { errorText } from '../api/client';
-import { qk } from '../api/keys';
 import {
   type NotificationSettings,
   type NotificationType,
-  updateNotificationSettings,
   useNotificationSettings,
+  useUpdateNotificationSettings,
 } from '../api/notifications';
 import { FormError, Section } from '../components/ProjectNav';
 import { Select, Skeleton } from '../components/ui';
@@ -28,23 +26,11 @@ const DIGEST_CHOICES = [15, 60, 240, 1440];
 /** E-mail preferences (docs/notifications.md); every change is saved at once. */
 export function NotificationsSection() {
   const settings = useNotificationSettings();
-  const qc = useQueryClient();
+  const update = useUpdateNotificationSettings();
   const [error, setError] = useState<string | null>(null);
-  const save = async (patch: Partial<Pick<NotificationSettings, 'email' | 'digestMinutes' | 'types'>>) => {
-    const before = qc.getQueryData<NotificationSettings>(qk.notificationSettings);
-    if (before)
-      qc.setQueryData(qk.notificationSettings, {
-        ...before,
-        ...patch,
-        types: { ...before.types, ...patch.types },
-      });
+  const save = (patch: Partial<Pick<NotificationSettings, 'email' | 'digestMinutes' | 'types'>>) => {
     setError(null);
-    try {
-      qc.setQueryData(qk.notificationSettings, await updateNotificationSettings(patch));
-    } catch (err) {
-      if (before) qc.setQueryData(qk.notificationSettings, before);
-      setError(errorText(err));
-    }
+    update.mutateAsync(patch).catch((err) => setError(errorText(err)));
   };
   const s = settings.data;
   return (

@@ -1,7 +1,6 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorText } from '../api/client';
-import { type OAuthGrantItem, oauthGrantsKey, revokeMyOAuthGrant, useMyOAuthGrants } from '../api/oauth';
+import { type OAuthGrantItem, useMyOAuthGrants, useRevokeMyOAuthGrant } from '../api/oauth';
 import { FormError, Section } from '../components/ProjectNav';
 import { fullTime, relativeTime } from '../components/time';
 import { useToast } from '../components/toast';
@@ -9,16 +8,15 @@ import { Button, Skeleton } from '../components/ui';
 
 /** The MCP clients I signed in with OAuth, beside the API keys: each can be revoked at once. */
 export function OAuthGrantsSection() {
-  const qc = useQueryClient();
   const toast = useToast();
   const grants = useMyOAuthGrants();
+  const revokeMyOAuthGrant = useRevokeMyOAuthGrant();
   const [error, setError] = useState<string | null>(null);
   const revoke = async (g: OAuthGrantItem) => {
     setError(null);
     try {
-      await revokeMyOAuthGrant(g.id);
+      await revokeMyOAuthGrant.mutateAsync(g.id);
       toast.show(`Access of “${g.clientName}” revoked`, 'success');
-      await qc.invalidateQueries({ queryKey: oauthGrantsKey });
     } catch (err) {
       setError(errorText(err));
     }

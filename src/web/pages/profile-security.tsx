@@ -1,21 +1,17 @@
 /** The profile's security sections: my sessions and my API keys (issue 19). */
-import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useLocation } from 'wouter';
 import { errorText } from '../api/client';
-import { qk } from '../api/keys';
 import {
   type ApiKeyItem,
-  apiKeysKey,
   type CreatedApiKey,
-  createMyApiKey,
-  endMyOtherSessions,
-  endMySession,
-  revokeMyApiKey,
   type SessionItem,
-  sessionsKey,
+  useCreateMyApiKey,
+  useEndMyOtherSessions,
+  useEndMySession,
   useMyApiKeys,
   useMySessions,
+  useRevokeMyApiKey,
 } from '../api/security';
 import { FormError, Section } from '../components/ProjectNav';
 import { fullTime, relativeTime } from '../components/time';
@@ -51,24 +47,21 @@ export function browserName(agent: string | null): string {
 }
 
 export function SessionsSection() {
-  const qc = useQueryClient();
   const toast = useToast();
   const [, navigate] = useLocation();
   const sessions = useMySessions();
+  const endMySession = useEndMySession();
+  const endMyOtherSessions = useEndMyOtherSessions();
   const [error, setError] = useState<string | null>(null);
-  const refresh = () => qc.invalidateQueries({ queryKey: sessionsKey });
   const end = async (s: SessionItem) => {
     setError(null);
     try {
-      await endMySession(s.id);
+      await endMySession.mutateAsync(s);
       if (s.current) {
-        qc.clear();
-        qc.setQueryData(qk.session, {});
         navigate('/sign-in', { replace: true });
         return;
       }
       toast.show('Session ended', 'success');
-      await refresh();
     } catch (err) {
       setError(errorText(err));
     }
@@ -76,9 +69,8 @@ export function SessionsSection() {
   const endOthers = async () => {
     setError(null);
     try {
-      const res = await endMyOtherSessions();
+      const res = await endMyOtherSessions.mutateAsync();
       toast.show(res.ended === 1 ? '1 session ended' : `${res.ended} sessions ended`, 'success');
-      await refresh();
     } catch (err) {
       setError(errorText(err));
     }
@@ -137,25 +129,28 @@ const EXPIRY_CHOICES = [
 
 /** Named API keys: read or write, optionally expiring; each key is shown once. */
 export function ApiKeysSection() {
-  const qc = useQueryClient();
   const toast = useToast();
   const keys = useMyApiKeys();
+  const createMyApiKey = useCreateMyApiKey();
+  const revokeMyApiKey = useRevokeMyApiKey();
   const [name, setName] = useState('');
   const [scope, setScope] = useState<'read' | 'write'>('read');
   const [days, setDays] = useState(90);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const refresh = () => qc.invalidateQueries({ queryKey: apiKeysKey });
   const create = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      const k = await createMyApiKey({ name, scope, ...(days > 0 ? { expiresInDays: days } : {}) });
+      const k = await createMyApiKey.mutateAsync({
+        name,
+        scope,
+        ...(days > 0 ? { expiresInDays: days } : {}),
+      });
       setCreated(k);
       setName('');
-      await refresh();
     } catch (err) {
       setError(errorText(err));
     } finally {
@@ -165,10 +160,9 @@ export function ApiKeysSection() {
   const revoke = async (k: ApiKeyItem) => {
     setError(null);
     try {
-      await revokeMyApiKey(k.id);
+      await revokeMyApiKey.mutateAsync(k.id);
       if (created?.id === k.id) setCreated(null);
       toast.show(`Key “${k.name}” revoked`, 'success');
-      await refresh();
     } catch (err) {
       setError(errorText(err));
     }

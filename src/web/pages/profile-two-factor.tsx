@@ -1,30 +1,24 @@
 /** The profile's two-factor sign-in section (TOTP, issue 19). */
-import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { errorText } from '../api/client';
-import {
-  disableTwoFactor,
-  enableTwoFactor,
-  startTwoFactor,
-  twoFactorKey,
-  useMyTwoFactor,
-} from '../api/security';
+import { useDisableTwoFactor, useEnableTwoFactor, useMyTwoFactor, useStartTwoFactor } from '../api/security';
 import { FormError, Section } from '../components/ProjectNav';
 import { useToast } from '../components/toast';
 import { Button, Field, Input, Skeleton } from '../components/ui';
 import { CopyBlock } from './profile-access';
 
 export function TwoFactorSection({ onEnabled }: { onEnabled?: () => void } = {}) {
-  const qc = useQueryClient();
   const toast = useToast();
   const status = useMyTwoFactor();
+  const startTwoFactor = useStartTwoFactor();
+  const enableTwoFactor = useEnableTwoFactor();
+  const disableTwoFactor = useDisableTwoFactor();
   const [setup, setSetup] = useState<{ secret: string; otpauthUrl: string } | null>(null);
   const [code, setCode] = useState('');
   const [password, setPassword] = useState('');
   const [recovery, setRecovery] = useState<string[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const refresh = () => qc.invalidateQueries({ queryKey: twoFactorKey });
   const run = async (fn: () => Promise<void>) => {
     setBusy(true);
     setError(null);
@@ -39,29 +33,27 @@ export function TwoFactorSection({ onEnabled }: { onEnabled?: () => void } = {})
   const begin = () =>
     run(async () => {
       setRecovery(null);
-      setSetup(await startTwoFactor());
+      setSetup(await startTwoFactor.mutateAsync());
     });
   const enable = (e: FormEvent) => {
     e.preventDefault();
     return run(async () => {
-      const res = await enableTwoFactor(code);
+      const res = await enableTwoFactor.mutateAsync(code);
       setRecovery(res.recoveryCodes);
       setSetup(null);
       setCode('');
       toast.show('Two-factor sign-in is on', 'success');
-      await refresh();
       onEnabled?.();
     });
   };
   const disable = (e: FormEvent) => {
     e.preventDefault();
     return run(async () => {
-      await disableTwoFactor(password, code);
+      await disableTwoFactor.mutateAsync({ password, code });
       setPassword('');
       setCode('');
       setRecovery(null);
       toast.show('Two-factor sign-in is off', 'success');
-      await refresh();
     });
   };
   const s = status.data;

@@ -1,12 +1,10 @@
-import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { errorText } from '../../api/client';
 import {
   type AuditEntry,
-  fetchAuditPage,
-  securitySettingsKey,
-  setRequireTwoFactor,
+  useAuditLog,
   useSecuritySettings,
+  useSetRequireTwoFactor,
 } from '../../api/security';
 import { FormError, Section } from '../ProjectNav';
 import { fullTime, relativeTime } from '../time';
@@ -38,13 +36,13 @@ function describe(e: AuditEntry): string {
 
 /** The security setting: require two-factor sign-in of everyone. */
 function RequireTwoFactor() {
-  const qc = useQueryClient();
   const settings = useSecuritySettings();
+  const setRequireTwoFactor = useSetRequireTwoFactor();
   const [error, setError] = useState<string | null>(null);
   const toggle = async (on: boolean) => {
     setError(null);
     try {
-      qc.setQueryData(securitySettingsKey, await setRequireTwoFactor(on));
+      await setRequireTwoFactor.mutateAsync(on);
     } catch (err) {
       setError(errorText(err));
     }
@@ -76,12 +74,7 @@ export function AdminAudit() {
   const [actor, setActor] = useState('');
   const [action, setAction] = useState('');
   const [filters, setFilters] = useState<{ actor?: string; action?: string }>({});
-  const log = useInfiniteQuery({
-    queryKey: ['admin-audit', filters],
-    queryFn: ({ pageParam }) => fetchAuditPage({ ...filters, cursor: pageParam }),
-    initialPageParam: null as string | null,
-    getNextPageParam: (last) => last.nextCursor,
-  });
+  const log = useAuditLog(filters);
   const apply = (e: FormEvent) => {
     e.preventDefault();
     setFilters({ actor: actor.trim() || undefined, action: action.trim() || undefined });

@@ -1,10 +1,8 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { WIPE_CONFIRMATION } from '../../../shared/database-admin';
-import { exportBackup, importBackup, wipeDatabase, wipeProjects } from '../../api/admin';
+import { useExportBackup, useImportBackup, useWipeDatabase, useWipeProjects } from '../../api/admin';
 import { errorText } from '../../api/client';
-import { qk } from '../../api/keys';
 import { formatBytes } from '../../api/upload';
 import { ConfirmDialog } from '../ConfirmDialog';
 import { DangerZone } from '../DangerZone';
@@ -22,13 +20,6 @@ export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 
 /** Larger backups are not read in the browser for a preview; the server still checks them in full. */
 const PREVIEW_MAX_BYTES = 256 * 1024 * 1024;
 
-/** The file name the server gives in Content-Disposition, or a dated default. */
-function fileNameOf(res: Response) {
-  const cd = res.headers.get('Content-Disposition') ?? '';
-  const m = cd.match(/filename="?([^";]+)"?/);
-  return m?.[1] ?? `docket-backup-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
-}
-
 /** Hands a finished download to the browser as a file to save. */
 function saveBlob(blob: Blob, name: string) {
   const href = URL.createObjectURL(blob);
@@ -42,15 +33,10 @@ function saveBlob(blob: Blob, name: string) {
   setTimeout(() => URL.revokeObjectURL(href), 60_000);
 }
 
-/** After an import or a full wipe the server has ended every session, this one too. */
-function useSessionEnded() {
-  const qc = useQueryClient();
+/** After an import or a full wipe the server has ended every session, this one too: to the sign-in page. */
+function useToSignIn() {
   const [, navigate] = useLocation();
-  return () => {
-    qc.clear();
-    qc.setQueryData(qk.session, {});
-    navigate('/sign-in', { replace: true });
-  };
+  return () => navigate('/sign-in', { replace: true });
 }
 
 export function AdminDatabase() {
@@ -72,6 +58,7 @@ interface ExportState {
 }
 
 function ExportSection() {
+  const exportBackup = useExportBackup();
   const [password, setPassword] = useState('');
   const [state, setState] = useState<ExportState | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -85,20 +72,12 @@ function ExportSection() {
     abort.current = ctrl;
     setState({ phase: 'running', received: 0, total: null });
     try {
-      const res = await exportBackup(password, ctrl.signal);
-      const total = Number(res.headers.get('Content-Length')) || null;
-      const name = fileNameOf(res);
-      const reader = res.body.getReader();
-      const chunks: Uint8Array[] = [];
-      let received = 0;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        chunks.push(value);
-        received += value.byteLength;
-        setState({ phase: 'running', received, total });
-      }
-      saveBlob(new Blob(chunks as BlobPart[], { type: 'application/json' }), name);
+      const { blob, name, received, total } = await exportBackup.mutateAsync({
+        confirmPassword: password,
+        signal: ctrl.signal,
+        onProgress: (received, total) => setState({ phase: 'running', received, total }),
+      });
+      saveBlob(blob, name);
       setState({ phase: 'done', received, total, name });
       setPassword('');
     } catch (err) {
@@ -197,7 +176,8 @@ async function previewBackup(file: File): Promise<Preview> {
 }
 
 function ImportSection() {
-  const sessionEnded = useSessionEnded();
+  const toSignIn = useToSignIn();
+  const importBackup = useImportBackup();
   const input = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File | null>(null);
   const [preview, setPreview] = useState<Preview | null>(null);
@@ -226,7 +206,7 @@ function ImportSection() {
     if (!file) return;
     setProgress(0);
     try {
-      const res = await importBackup(file, confirmPassword, setProgress);
+      const res = await importBackup.mutateAsync({ file, confirmPassword, onProgress: setProgress });
       const c = res.imported;
       showLastingNotice('Backup imported', (close) => (
         <>
@@ -244,7 +224,7 @@ function ImportSection() {
           </div>
         </>
       ));
-      sessionEnded();
+      toSignIn();
     } finally {
       setProgress(null);
     }
@@ -338,6 +318,7 @@ function ImportSection() {
 
 function WipeProjectsSection() {
   const toast = useToast();
+  const wipeProjects = useWipeProjects();
   return (
     <DangerZone
       title="Wipe projects"
@@ -349,7 +330,7 @@ function WipeProjectsSection() {
       password
       typeText={WIPE_PROJECTS_CONFIRMATION}
       onConfirm={async (confirmPassword) => {
-        const res = await wipeProjects(confirmPassword);
+        const res = await wipeProjects.mutateAsync(confirmPassword);
         const w = res.wiped;
         toast.show(
           `Deleted ${count(w.projects, 'project')}, ${count(w.tickets, 'ticket')} and ${count(w.sprints, 'sprint')}`,
@@ -364,7 +345,8 @@ function WipeProjectsSection() {
 }
 
 function WipeAllSection() {
-  const sessionEnded = useSessionEnded();
+  const toSignIn = useToSignIn();
+  const wipeDatabase = useWipeDatabase();
   return (
     <DangerZone
       title="Wipe all data"
@@ -376,12 +358,12 @@ function WipeAllSection() {
       password
       typeText={WIPE_CONFIRMATION}
       onConfirm={async (confirmPassword) => {
-        const res = await wipeDatabase(confirmPassword, WIPE_CONFIRMATION);
+        const res = await wipeDatabase.mutateAsync({ confirmPassword, confirmation: WIPE_CONFIRMATION });
         const cred = res.newAdminCredentials;
         showLastingNotice('All data wiped', (close) => (
           <Credentials username={cred.username} password={cred.temporaryPassword} onDone={close} />
         ));
-        sessionEnded();
+        toSignIn();
       }}
     >
       This cannot be undone; export a backup first. Every account, yours included, is deleted and everyone is

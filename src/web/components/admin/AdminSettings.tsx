@@ -1,9 +1,7 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { DEFAULT_SETTINGS } from '../../../shared/limits';
-import { updateSettings, useAdminSettings } from '../../api/admin';
+import { useAdminSettings, useUpdateSettings } from '../../api/admin';
 import { ApiError, errorText } from '../../api/client';
-import { qk } from '../../api/keys';
 import type { SystemSettings } from '../../api/types';
 import { FormError, Section } from '../ProjectNav';
 import { useToast } from '../toast';
@@ -94,7 +92,7 @@ export function AdminSettings() {
 }
 
 function SettingsForm({ saved }: { saved: SystemSettings }) {
-  const qc = useQueryClient();
+  const updateSettings = useUpdateSettings();
   const toast = useToast();
   const [form, setForm] = useState<Form>(() => toForm(saved));
   const [errors, setErrors] = useState<Partial<Record<FieldKey, string>>>({});
@@ -128,8 +126,7 @@ function SettingsForm({ saved }: { saved: SystemSettings }) {
     setErrors({});
     setBusy(true);
     try {
-      const next = await updateSettings(body);
-      qc.setQueryData(qk.adminSettings, next);
+      const next = await updateSettings.mutateAsync(body);
       setBase(next);
       setForm(toForm(next));
       toast.show('Settings saved', 'success');

@@ -1,10 +1,8 @@
 /** Administration: the create-user and manage-user dialogs. */
-import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { PASSWORD_RULES } from '../../../shared/accounts';
-import { createUser, deleteUser, updateUser } from '../../api/admin';
+import { useCreateUser, useDeleteUser, useUpdateUser } from '../../api/admin';
 import { errorText } from '../../api/client';
-import { qk } from '../../api/keys';
 import type { AdminUser, SessionUser } from '../../api/types';
 import { PasswordRules } from '../../pages/auth';
 import { ConfirmDialog } from '../ConfirmDialog';
@@ -12,10 +10,10 @@ import { FormError } from '../ProjectNav';
 import { fullTime, relativeTime } from '../time';
 import { useToast } from '../toast';
 import { Avatar, Button, Dialog, Field, Input } from '../ui';
-import { SELF_RULES, useUserChanged } from './AdminUsers';
+import { SELF_RULES } from './AdminUsers';
 
 export function CreateUserDialog({ onClose }: { onClose: () => void }) {
-  const changed = useUserChanged();
+  const createUser = useCreateUser();
   const toast = useToast();
   const [username, setUsername] = useState('');
   const [name, setName] = useState('');
@@ -31,7 +29,7 @@ export function CreateUserDialog({ onClose }: { onClose: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      const user = await createUser({
+      const user = await createUser.mutateAsync({
         username: username.trim(),
         password,
         confirmPassword,
@@ -39,7 +37,6 @@ export function CreateUserDialog({ onClose }: { onClose: () => void }) {
         email: email.trim() || undefined,
         isSystemAdmin,
       });
-      changed(user);
       toast.show(`Created ${user.username}`, 'success');
       onClose();
     } catch (err) {
@@ -176,8 +173,8 @@ export function ManageUserDialog({
   onSaved: (user: AdminUser) => void;
   onClose: () => void;
 }) {
-  const qc = useQueryClient();
-  const changed = useUserChanged();
+  const updateUser = useUpdateUser();
+  const deleteUser = useDeleteUser();
   const toast = useToast();
   const self = user.id === me.id;
   const [name, setName] = useState(user.name ?? '');
@@ -187,8 +184,7 @@ export function ManageUserDialog({
   const [pending, setPending] = useState<Pending>(null);
 
   const patch = async (body: Partial<Pick<AdminUser, 'name' | 'email' | 'isSystemAdmin' | 'isActive'>>) => {
-    const saved = await updateUser(user.id, body);
-    changed(saved);
+    const saved = await updateUser.mutateAsync({ userId: user.id, body });
     onSaved(saved);
     return saved;
   };
@@ -210,7 +206,6 @@ export function ManageUserDialog({
       const saved = await patch({ name: name.trim() || null, email: email.trim() || null });
       setName(saved.name ?? '');
       setEmail(saved.email ?? '');
-      if (self) qc.invalidateQueries({ queryKey: qk.session });
       toast.show(`Saved ${saved.username}`, 'success');
     });
   };
@@ -344,7 +339,6 @@ export function ManageUserDialog({
           onClose={() => setPending(null)}
           onConfirm={async () => {
             await patch({ isSystemAdmin: false });
-            await qc.invalidateQueries({ queryKey: qk.session });
           }}
         >
           You lose access to this page at once; another administrator can give the rights back.
@@ -372,8 +366,7 @@ export function ManageUserDialog({
           password
           onClose={() => setPending(null)}
           onConfirm={async (confirmPassword) => {
-            await deleteUser(user.id, confirmPassword);
-            changed(null, user.id);
+            await deleteUser.mutateAsync({ userId: user.id, confirmPassword });
             toast.show(`Deleted ${user.username}`, 'success');
             onClose();
           }}

@@ -1,4 +1,3 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useState } from 'react';
 import { type AdminUserQuery, useAdminUsers } from '../../api/admin';
 import { errorText } from '../../api/client';
@@ -30,19 +29,6 @@ export function useDebounced<T>(value: T, ms = 200): T {
     return () => clearTimeout(t);
   }, [value, ms]);
   return v;
-}
-
-/** Keeps every cached user list in step with one changed user, then asks the server again. */
-export function useUserChanged() {
-  const qc = useQueryClient();
-  return (user: AdminUser | null, removedId?: string) => {
-    qc.setQueriesData<AdminUser[]>({ queryKey: ['admin-users'] }, (list) => {
-      if (!list) return list;
-      if (removedId) return list.filter((u) => u.id !== removedId);
-      return user ? list.map((u) => (u.id === user.id ? user : u)) : list;
-    });
-    qc.invalidateQueries({ queryKey: ['admin-users'] });
-  };
 }
 
 export function AdminUsers({ me }: { me: SessionUser }) {
