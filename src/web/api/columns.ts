@@ -11,13 +11,15 @@ import type { Column } from './types';
 const columnsPath = (projectId: string, columnId?: string) =>
   projectPath(projectId, columnId ? `/columns/${enc(columnId)}` : '/columns');
 
+/** The read of a project's columns in board order (for `useQuery` and `useQueries`). */
+export const columnsQuery = (projectId: string) => ({
+  queryKey: qk.columns(projectId),
+  queryFn: async ({ signal }: { signal: AbortSignal }) =>
+    (await listAll<Column>(columnsPath(projectId), signal)).sort((a, b) => a.order - b.order),
+});
+
 export const useColumns = (projectId: string | undefined) =>
-  useQuery({
-    queryKey: qk.columns(projectId ?? ''),
-    queryFn: async ({ signal }) =>
-      (await listAll<Column>(columnsPath(projectId!), signal)).sort((a, b) => a.order - b.order),
-    enabled: !!projectId,
-  });
+  useQuery({ ...columnsQuery(projectId ?? ''), enabled: !!projectId });
 
 /** Adds a column at the end of the board. */
 export function useCreateColumn(projectId: string) {

@@ -11,12 +11,14 @@ type Role = Member['role'];
 const membersPath = (projectId: string, memberId?: string) =>
   projectPath(projectId, memberId ? `/members/${enc(memberId)}` : '/members');
 
+/** The read of a project's members (for `useQuery` and `useQueries`). */
+export const membersQuery = (projectId: string) => ({
+  queryKey: qk.members(projectId),
+  queryFn: ({ signal }: { signal: AbortSignal }) => listAll<Member>(membersPath(projectId), signal),
+});
+
 export const useMembers = (projectId: string | undefined) =>
-  useQuery({
-    queryKey: qk.members(projectId ?? ''),
-    queryFn: ({ signal }) => listAll<Member>(membersPath(projectId!), signal),
-    enabled: !!projectId,
-  });
+  useQuery({ ...membersQuery(projectId ?? ''), enabled: !!projectId });
 
 /** My role in the project: system administrators act as owner. */
 export function useMyRole(project: Project): { role: Role | null; userId: string | undefined } {

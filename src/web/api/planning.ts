@@ -1,10 +1,11 @@
-/** The planning pages' reads: epics with their progress, one epic's children, the timeline. */
-import { type QueryClient, useQuery } from '@tanstack/react-query';
-import type { EpicsOut, TimelineOut } from '../../shared/planning.js';
+/** The planning pages' reads (epics with their progress, one epic's children, the timeline) and the timeline's date change. */
+import { type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useRef } from 'react';
+import type { EpicsOut, TimelineItemOut, TimelineOut } from '../../shared/planning.js';
 import { api, enc } from './client';
 import { qk } from './keys';
 import { projectPath } from './projects';
-import { ticketPath } from './tickets';
+import { ticketPath, useUpdateTicket } from './tickets';
 import type { Ticket } from './types';
 
 export type {
@@ -37,16 +38,13 @@ export const useTimeline = (projectId: string, from: string, to: string) =>
     placeholderData: (previous) => previous,
   });
 
+type TimelineDates = { startDate: string | null; dueDate: string | null };
+
 /**
  * Moves a ticket's days in every cached timeline window at once (the optimistic half of a drag);
- * returns what was there, for `restoreTimeline` when the server refuses.
+ * returns what puts them back when the server refuses.
  */
-export function setTimelineDates(
-  qc: QueryClient,
-  projectId: string,
-  ticketId: string,
-  dates: { startDate: string | null; dueDate: string | null },
-) {
+function setTimelineDates(qc: QueryClient, projectId: string, ticketId: string, dates: TimelineDates) {
   // A refetch under way would bring the old days back.
   qc.cancelQueries({ queryKey: qk.timeline(projectId) });
   const before = qc.getQueriesData<TimelineOut>({ queryKey: qk.timeline(projectId) });
@@ -61,9 +59,40 @@ export function setTimelineDates(
         }
       : data,
   );
-  return before;
+  return () => {
+    for (const [key, data] of before) qc.setQueryData(key, data);
+  };
 }
 
-export function restoreTimeline(qc: QueryClient, before: ReturnType<typeof setTimelineDates>) {
-  for (const [key, data] of before) qc.setQueryData(key, data);
+/**
+ * Changes a ticket's start and due dates from the timeline: shown at once in every cached window,
+ * sent as a ticket update (`useUpdateTicket`: optimistic on the board too, with its undo), put back
+ * when the server refuses. One ticket's changes go out one after the other, so the server keeps the
+ * last one. Resolves to whether the server took it.
+ */
+export function useSetTimelineDates(projectId: string) {
+  const qc = useQueryClient();
+  const update = useUpdateTicket(projectId);
+  const queue = useRef(new Map<string, Promise<boolean>>());
+  return (item: Pick<TimelineItemOut, 'id' | 'key' | 'startDate' | 'dueDate'>, dates: TimelineDates) => {
+    const restore = setTimelineDates(qc, projectId, item.id, dates);
+    const patch: Partial<TimelineDates> = {};
+    if (dates.startDate !== item.startDate) patch.startDate = dates.startDate;
+    if (dates.dueDate !== item.dueDate) patch.dueDate = dates.dueDate;
+    const previous = queue.current.get(item.id) ?? Promise.resolve(true);
+    const next = previous.then(() =>
+      update.mutateAsync({ ticket: item, patch }).then(
+        () => true,
+        () => {
+          restore();
+          return false;
+        },
+      ),
+    );
+    queue.current.set(item.id, next);
+    next.then(() => {
+      if (queue.current.get(item.id) === next) queue.current.delete(item.id);
+    });
+    return next;
+  };
 }

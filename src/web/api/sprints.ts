@@ -26,14 +26,15 @@ import { useBulkUndo } from './undo';
 
 export const sprintPath = (projectId: string, rest = '') => projectPath(projectId, `/sprints${rest}`);
 
+/** The read of a project's sprints (for `useQuery` and `useQueries`). */
+export const sprintsQuery = (projectId: string) => ({
+  queryKey: qk.sprints(projectId),
+  queryFn: ({ signal }: { signal: AbortSignal }) => listAll<SprintFull>(sprintPath(projectId), signal),
+});
+
 /** The project's sprints; a project whose sprint endpoints are unavailable simply has none. */
 export const useSprints = (projectId: string | undefined) =>
-  useQuery({
-    queryKey: qk.sprints(projectId ?? ''),
-    queryFn: ({ signal }) => listAll<SprintFull>(sprintPath(projectId!), signal),
-    enabled: !!projectId,
-    retry: false,
-  });
+  useQuery({ ...sprintsQuery(projectId ?? ''), enabled: !!projectId, retry: false });
 
 export const useSprintSettings = (projectId: string | undefined) =>
   useQuery({

@@ -29,6 +29,20 @@ export const useTicket = (projectId: string | undefined, ref: string | undefined
     enabled: !!projectId && !!ref,
   });
 
+/**
+ * The ids of the project's tickets that a search query matches (a saved view applied as a board or
+ * backlog filter), read again every 10 seconds while shown.
+ */
+export const useTicketIdsMatching = (projectId: string, query: string, enabled: boolean) =>
+  useQuery({
+    queryKey: ['view-tickets', projectId, query],
+    queryFn: async ({ signal }) =>
+      (await listAll<Ticket>(`${ticketPath(projectId)}?query=${enc(query)}`, signal)).map((t) => t.id),
+    enabled,
+    refetchInterval: 10_000,
+    retry: false,
+  });
+
 /** The fields of a ticket update (PATCH), in their canonical spelling (what the cache holds too). */
 export type TicketPatch = z.infer<typeof updateTicketBody>;
 

@@ -1,8 +1,7 @@
-import { useQuery } from '@tanstack/react-query';
 import { type ReactNode, type RefObject, useEffect } from 'react';
-import { enc, errorText, listAll } from '../api/client';
-import { projectPath } from '../api/projects';
+import { errorText } from '../api/client';
 import { useViews } from '../api/search';
+import { useTicketIdsMatching } from '../api/tickets';
 import { type Label, type Member, PRIORITIES, TICKET_TYPES, type Ticket } from '../api/types';
 import { PriorityIcon, SearchIcon, TypeIcon } from './icons';
 import { MultiPicker } from './MultiPicker';
@@ -99,16 +98,7 @@ function ViewFilter<F extends TicketFilterValues>({
   const views = useViews();
   const usable = (views.data ?? []).filter((v) => v.projectId === null || v.projectId === projectId);
   const view = usable.find((v) => v.id === filters.view);
-  const found = useQuery({
-    queryKey: ['view-tickets', projectId, view?.query ?? ''],
-    queryFn: async ({ signal }) =>
-      (await listAll<Ticket>(projectPath(projectId, `/tickets?query=${enc(view?.query ?? '')}`), signal)).map(
-        (t) => t.id,
-      ),
-    enabled: !!view,
-    refetchInterval: 10_000,
-    retry: false,
-  });
+  const found = useTicketIdsMatching(projectId, view?.query ?? '', !!view);
   const ids = found.data;
   // biome-ignore lint/correctness/useExhaustiveDependencies: only a new answer (or an error) sets the ids
   useEffect(() => {

@@ -3,14 +3,12 @@
  * run (what would be created, the rows that cannot be read, where every status, type, priority,
  * person and label goes), change those choices, import with progress, and see the result.
  */
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { PRIORITIES, TICKET_TYPES } from '../../shared/enums';
 import { IMPORT_FORMATS } from '../../shared/imports';
 import { errorText } from '../api/client';
-import { type ImportFormat, type ImportMapping, type ImportResult, runImport } from '../api/imports';
-import { qk } from '../api/keys';
+import { type ImportFormat, type ImportMapping, type ImportResult, useRunImport } from '../api/imports';
 import type { Project } from '../api/types';
 import { FormError, ProjectFrame, Section } from '../components/ProjectNav';
 import { Button, Field, Input, Select } from '../components/ui';
@@ -118,7 +116,7 @@ function ImportWizard({ project }: { project: Project }) {
   const [result, setResult] = useState<ImportResult | null>(null);
   const [progress, setProgress] = useState(0);
   const [error, setError] = useState<string | null>(null);
-  const qc = useQueryClient();
+  const runImport = useRunImport(project.id);
 
   const send = async (dryRun: boolean) => {
     if (!file) return;
@@ -126,21 +124,17 @@ function ImportWizard({ project }: { project: Project }) {
     setProgress(0);
     setStep(dryRun ? 'checking' : 'importing');
     try {
-      const res = await runImport(project.id, file, { format, mapping, dryRun }, setProgress);
+      const res = await runImport.mutateAsync({
+        file,
+        fields: { format, mapping, dryRun },
+        onProgress: setProgress,
+      });
       if (dryRun) {
         setPreview(res);
         setStep('preview');
       } else {
         setResult(res);
         setStep('done');
-        // The project's event stream says so too; this page need not wait for it.
-        for (const key of [
-          qk.tickets(project.id),
-          qk.columns(project.id),
-          qk.labels(project.id),
-          qk.sprints(project.id),
-        ])
-          qc.invalidateQueries({ queryKey: key });
       }
     } catch (e) {
       setError(errorText(e));

@@ -4,11 +4,10 @@ import { Fragment, useMemo } from 'react';
 import { Link } from 'wouter';
 import { PRIORITIES } from '../../shared/enums';
 import { DEFAULT_SORT_DIR, SORT_FIELDS, type SortField, type SortSpec } from '../../shared/search-query';
-import { listAll } from '../api/client';
-import { qk } from '../api/keys';
-import { projectPath } from '../api/projects';
+import { columnsQuery } from '../api/columns';
+import { membersQuery } from '../api/members';
 import type { SearchItem, View } from '../api/search';
-import type { Column, Member, Sprint } from '../api/types';
+import { sprintsQuery } from '../api/sprints';
 import { PriorityIcon, TypeIcon } from '../components/icons';
 import { relativeTime } from '../components/time';
 import { Avatar, LabelChip } from '../components/ui';
@@ -64,26 +63,13 @@ export function withSort(query: string, field: SortField, current: SortSpec | un
 /** Column names, sprint names and reporters of the projects in the results, from the shared cache. */
 function useLookups(projectIds: string[]) {
   const columns = useQueries({
-    queries: projectIds.map((id) => ({
-      queryKey: qk.columns(id),
-      queryFn: async ({ signal }: { signal: AbortSignal }) =>
-        (await listAll<Column>(projectPath(id, '/columns'), signal)).sort((a, b) => a.order - b.order),
-      staleTime: 30_000,
-    })),
+    queries: projectIds.map((id) => ({ ...columnsQuery(id), staleTime: 30_000 })),
   });
   const sprints = useQueries({
-    queries: projectIds.map((id) => ({
-      queryKey: qk.sprints(id),
-      queryFn: ({ signal }: { signal: AbortSignal }) => listAll<Sprint>(projectPath(id, '/sprints'), signal),
-      staleTime: 30_000,
-    })),
+    queries: projectIds.map((id) => ({ ...sprintsQuery(id), staleTime: 30_000 })),
   });
   const members = useQueries({
-    queries: projectIds.map((id) => ({
-      queryKey: qk.members(id),
-      queryFn: ({ signal }: { signal: AbortSignal }) => listAll<Member>(projectPath(id, '/members'), signal),
-      staleTime: 30_000,
-    })),
+    queries: projectIds.map((id) => ({ ...membersQuery(id), staleTime: 30_000 })),
   });
   return useMemo(() => {
     const column = new Map<string, { name: string; order: number }>();

@@ -2,7 +2,6 @@
  * The search page (/search?q=…, /search?view=<id>): results as you type over every project, the list
  * view with chosen columns, sorting and grouping, and saving the query as a view.
  */
-import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useSearch as useSearchString } from 'wouter';
 import {
@@ -14,23 +13,24 @@ import {
 } from '../../shared/search-query';
 import { ApiError, errorText } from '../api/client';
 import { exportHref } from '../api/imports';
-import { qk } from '../api/keys';
 import { useProjects } from '../api/projects';
 import {
-  createView,
-  deleteView,
   type SearchItem,
-  updateView,
+  useBulkUpdateResults,
+  useCreateView,
+  useDeleteView,
   useSearch,
+  useUpdateView,
   useViews,
   type View,
 } from '../api/search';
 import { useSession } from '../api/session';
-import { bulkUpdateTickets, type TicketPatch } from '../api/tickets';
+import type { TicketPatch } from '../api/tickets';
 import { PRIORITIES } from '../api/types';
 import { Popover } from '../components/Popover';
 import { useToast } from '../components/toast';
 import { Button, Input, Select } from '../components/ui';
+import { useListNavigation } from '../hooks/list-navigation';
 import { useDocumentTitle } from '../hooks/title';
 import {
   COLUMN_TITLES,
@@ -73,6 +73,7 @@ function SaveView({
   onSaved: (v: View) => void;
 }) {
   const projects = useProjects();
+  const createView = useCreateView();
   const [name, setName] = useState('');
   const [projectId, setProjectId] = useState('');
   const [shared, setShared] = useState(false);
@@ -91,7 +92,7 @@ function SaveView({
           onSubmit={async (e) => {
             e.preventDefault();
             try {
-              const v = await createView({
+              const v = await createView.mutateAsync({
                 name,
                 query,
                 columns,
@@ -145,23 +146,12 @@ function SaveView({
   );
 }
 
-export function SearchPage() {
-  const qc = useQueryClient();
-  const toast = useToast();
-  const [, navigate] = useLocation();
+/** The search text, and the layout it is shown in: a view's when the address names one. */
+function useSearchState(view: View | undefined) {
   const params = new URLSearchParams(useSearchString());
-  const viewId = params.get('view');
-  const views = useViews();
-  const view = viewId ? views.data?.find((v) => v.id === viewId) : undefined;
-  useDocumentTitle(view ? view.name : 'Search');
   const [text, setText] = useState(params.get('q') ?? '');
   const [columns, setColumns] = useState<ColumnName[]>(DEFAULT_VIEW_COLUMNS);
   const [groupBy, setGroupBy] = useState<GroupName | null>(null);
-  const [active, setActive] = useState(0);
-  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
-  const session = useSession();
-  const input = useRef<HTMLInputElement>(null);
-
   // Opening a view takes its query and layout.
   useEffect(() => {
     if (!view) return;
@@ -169,14 +159,12 @@ export function SearchPage() {
     setColumns(view.columns);
     setGroupBy(view.groupBy);
   }, [view]);
+  return { text, setText, columns, setColumns, groupBy, setGroupBy };
+}
 
+/** The results of the (debounced) query, all pages read so far, and what is wrong with the query. */
+function useResults(text: string) {
   const query = useDebounced(text.trim(), 150);
-  const [shownFor, setShownFor] = useState(query);
-  if (shownFor !== query) {
-    // A new query starts at its first result.
-    setShownFor(query);
-    setActive(0);
-  }
   const parsed = useMemo(() => {
     try {
       return parseQuery(query);
@@ -188,6 +176,30 @@ export function SearchPage() {
   const items = useMemo(() => results.data?.pages.flatMap((p) => p.items) ?? [], [results.data]);
   const total = results.data?.pages[0]?.total ?? 0;
   const problem = problemOf(query, parsed ? results.error : null);
+  return { query, parsed, results, items, total, problem };
+}
+
+export function SearchPage() {
+  const [, navigate] = useLocation();
+  const viewId = new URLSearchParams(useSearchString()).get('view');
+  const views = useViews();
+  const view = viewId ? views.data?.find((v) => v.id === viewId) : undefined;
+  useDocumentTitle(view ? view.name : 'Search');
+  const { text, setText, columns, setColumns, groupBy, setGroupBy } = useSearchState(view);
+  const { query, parsed, results, items, total, problem } = useResults(text);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const input = useRef<HTMLInputElement>(null);
+  const open = (i: number) => {
+    const t = items[i];
+    if (t) navigate(`/projects/${t.projectKey}/${t.key}`);
+  };
+  const nav = useListNavigation(items.length, open);
+  // A new query starts at its first result.
+  const [shownFor, setShownFor] = useState(query);
+  if (shownFor !== query) {
+    setShownFor(query);
+    nav.setActive(0);
+  }
 
   useEffect(() => {
     if (viewId) return;
@@ -195,25 +207,8 @@ export function SearchPage() {
     if (window.location.search !== qs) navigate(`/search${qs}`, { replace: true });
   }, [query, viewId, navigate]);
 
-  /** Applies one change to tickets of any projects: one all-or-nothing bulk write per project. */
-  const apply = async (tickets: SearchItem[], updates: TicketPatch) => {
-    const byProject = new Map<string, string[]>();
-    for (const t of tickets) byProject.set(t.projectId, [...(byProject.get(t.projectId) ?? []), t.id]);
-    try {
-      for (const [projectId, ids] of byProject) await bulkUpdateTickets(projectId, ids, updates);
-      toast.show(`${tickets.length} ${tickets.length === 1 ? 'ticket' : 'tickets'} updated`, 'success');
-    } catch (err) {
-      toast.error(errorText(err));
-    }
-    await qc.invalidateQueries({ queryKey: ['search'] });
-    for (const projectId of byProject.keys()) await qc.invalidateQueries({ queryKey: qk.tickets(projectId) });
-  };
+  const apply = useApplyToResults();
   const chosen = items.filter((t) => selected.has(t.id));
-
-  const open = (i: number) => {
-    const t = items[i];
-    if (t) navigate(`/projects/${t.projectKey}/${t.key}`);
-  };
 
   return (
     <div className="flex h-full flex-col gap-3 overflow-y-auto p-4">
@@ -235,119 +230,14 @@ export function SearchPage() {
           role="combobox"
           aria-expanded="true"
           aria-controls="search-results"
-          aria-activedescendant={items[active] ? `search-row-${active}` : undefined}
+          aria-activedescendant={items[nav.active] ? `search-row-${nav.active}` : undefined}
           onChange={(e) => setText(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'ArrowDown') {
-              e.preventDefault();
-              setActive((a) => Math.min(items.length - 1, a + 1));
-            } else if (e.key === 'ArrowUp') {
-              e.preventDefault();
-              setActive((a) => Math.max(0, a - 1));
-            } else if (e.key === 'Enter') {
-              e.preventDefault();
-              open(active);
-            }
-          }}
+          onKeyDown={nav.onKeyDown}
         />
-        <Popover
-          label="Columns"
-          align="right"
-          panelClass="w-48 p-2"
-          className="h-8 rounded-md border border-line px-3 text-[13px] hover:bg-hover"
-          button="Columns"
-        >
-          {() => (
-            <fieldset className="flex flex-col gap-1">
-              <legend className="sr-only">Columns</legend>
-              {VIEW_COLUMNS.map((c) => (
-                <label key={c} className="flex items-center gap-2 text-[13px]">
-                  <input
-                    type="checkbox"
-                    checked={columns.includes(c)}
-                    disabled={columns.length === 1 && columns.includes(c)}
-                    onChange={(e) =>
-                      setColumns((cs) =>
-                        e.target.checked
-                          ? VIEW_COLUMNS.filter((x) => x === c || cs.includes(x))
-                          : cs.filter((x) => x !== c),
-                      )
-                    }
-                  />
-                  {COLUMN_TITLES[c]}
-                </label>
-              ))}
-            </fieldset>
-          )}
-        </Popover>
-        <Select
-          aria-label="Group by"
-          value={groupBy ?? ''}
-          onChange={(e) => setGroupBy((e.target.value || null) as GroupName | null)}
-          className="w-40"
-        >
-          <option value="">No grouping</option>
-          {VIEW_GROUPS.map((g) => (
-            <option key={g} value={g}>
-              Group by {GROUP_TITLES[g].toLowerCase()}
-            </option>
-          ))}
-        </Select>
-        {view?.canEdit ? (
-          <>
-            <Button
-              onClick={async () => {
-                try {
-                  await updateView(view.id, { query: text.trim(), columns, groupBy });
-                  await qc.invalidateQueries({ queryKey: qk.views });
-                  toast.show('View saved', 'success');
-                } catch (err) {
-                  toast.error(errorText(err));
-                }
-              }}
-            >
-              Update view
-            </Button>
-            <Button
-              onClick={async () => {
-                await deleteView(view.id);
-                await qc.invalidateQueries({ queryKey: qk.views });
-                navigate('/search');
-              }}
-            >
-              Delete view
-            </Button>
-          </>
-        ) : (
-          <SaveView
-            query={text.trim()}
-            columns={columns}
-            groupBy={groupBy}
-            onSaved={async (v) => {
-              await qc.invalidateQueries({ queryKey: qk.views });
-              navigate(`/search?view=${v.id}`);
-            }}
-          />
-        )}
-        {view?.projectId && (
-          // A project's view downloads as that project's ticket list with the view's query (docs/import.md).
-          <span className="flex items-center gap-2 text-[12px]">
-            <a
-              className="text-accent hover:underline"
-              href={exportHref(view.projectId, 'csv', text.trim())}
-              download
-            >
-              Export CSV
-            </a>
-            <a
-              className="text-accent hover:underline"
-              href={exportHref(view.projectId, 'json', text.trim())}
-              download
-            >
-              Export JSON
-            </a>
-          </span>
-        )}
+        <ColumnsPicker columns={columns} setColumns={setColumns} />
+        <GroupSelect groupBy={groupBy} setGroupBy={setGroupBy} />
+        <ViewActions view={view} query={text.trim()} columns={columns} groupBy={groupBy} />
+        {view?.projectId && <ViewExports projectId={view.projectId} query={text.trim()} />}
       </div>
       <div className="min-h-5 text-[12px]" aria-live="polite">
         {problem ? (
@@ -360,34 +250,7 @@ export function SearchPage() {
           </span>
         )}
       </div>
-      {chosen.length > 0 && (
-        <div
-          className="flex flex-wrap items-center gap-2 rounded-md border border-line bg-subtle px-3 py-2"
-          data-testid="bulk-bar"
-        >
-          <span className="text-[13px] font-medium">{chosen.length} selected</span>
-          <Select
-            aria-label="Set priority of the selected"
-            value=""
-            className="w-40"
-            onChange={(e) =>
-              e.target.value && apply(chosen, { priority: e.target.value as SearchItem['priority'] })
-            }
-          >
-            <option value="">Set priority…</option>
-            {PRIORITIES.map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </Select>
-          <Button onClick={() => session.data?.user && apply(chosen, { assigneeId: session.data.user.id })}>
-            Assign to me
-          </Button>
-          <Button onClick={() => apply(chosen, { assigneeId: null })}>Unassign</Button>
-          <Button onClick={() => setSelected(new Set())}>Clear selection</Button>
-        </div>
-      )}
+      {chosen.length > 0 && <BulkBar chosen={chosen} apply={apply} clear={() => setSelected(new Set())} />}
       {items.length > 0 && (
         <div id="search-results">
           <ResultsTable
@@ -395,8 +258,8 @@ export function SearchPage() {
             columns={columns}
             groupBy={groupBy}
             sort={parsed?.sort[0]}
-            active={active}
-            onHover={setActive}
+            active={nav.active}
+            onHover={nav.setActive}
             selected={selected}
             onSelect={(ids, on) =>
               setSelected((cur) => {
@@ -420,6 +283,191 @@ export function SearchPage() {
           </Button>
         </div>
       )}
+    </div>
+  );
+}
+
+/** Applies one change to tickets of any projects, and says how it went. */
+function useApplyToResults() {
+  const toast = useToast();
+  const bulk = useBulkUpdateResults();
+  return async (tickets: SearchItem[], updates: TicketPatch) => {
+    try {
+      await bulk.mutateAsync({ tickets, updates });
+      toast.show(`${tickets.length} ${tickets.length === 1 ? 'ticket' : 'tickets'} updated`, 'success');
+    } catch (err) {
+      toast.error(errorText(err));
+    }
+  };
+}
+
+function ColumnsPicker({
+  columns,
+  setColumns,
+}: {
+  columns: ColumnName[];
+  setColumns: (update: (cs: ColumnName[]) => ColumnName[]) => void;
+}) {
+  return (
+    <Popover
+      label="Columns"
+      align="right"
+      panelClass="w-48 p-2"
+      className="h-8 rounded-md border border-line px-3 text-[13px] hover:bg-hover"
+      button="Columns"
+    >
+      {() => (
+        <fieldset className="flex flex-col gap-1">
+          <legend className="sr-only">Columns</legend>
+          {VIEW_COLUMNS.map((c) => (
+            <label key={c} className="flex items-center gap-2 text-[13px]">
+              <input
+                type="checkbox"
+                checked={columns.includes(c)}
+                disabled={columns.length === 1 && columns.includes(c)}
+                onChange={(e) =>
+                  setColumns((cs) =>
+                    e.target.checked
+                      ? VIEW_COLUMNS.filter((x) => x === c || cs.includes(x))
+                      : cs.filter((x) => x !== c),
+                  )
+                }
+              />
+              {COLUMN_TITLES[c]}
+            </label>
+          ))}
+        </fieldset>
+      )}
+    </Popover>
+  );
+}
+
+function GroupSelect({
+  groupBy,
+  setGroupBy,
+}: {
+  groupBy: GroupName | null;
+  setGroupBy: (g: GroupName | null) => void;
+}) {
+  return (
+    <Select
+      aria-label="Group by"
+      value={groupBy ?? ''}
+      onChange={(e) => setGroupBy((e.target.value || null) as GroupName | null)}
+      className="w-40"
+    >
+      <option value="">No grouping</option>
+      {VIEW_GROUPS.map((g) => (
+        <option key={g} value={g}>
+          Group by {GROUP_TITLES[g].toLowerCase()}
+        </option>
+      ))}
+    </Select>
+  );
+}
+
+/** Update or delete the open view when I may edit it; else save the search as a new view. */
+function ViewActions({
+  view,
+  query,
+  columns,
+  groupBy,
+}: {
+  view: View | undefined;
+  query: string;
+  columns: ColumnName[];
+  groupBy: GroupName | null;
+}) {
+  const toast = useToast();
+  const [, navigate] = useLocation();
+  const updateView = useUpdateView();
+  const deleteView = useDeleteView();
+  if (!view?.canEdit)
+    return (
+      <SaveView
+        query={query}
+        columns={columns}
+        groupBy={groupBy}
+        onSaved={(v) => navigate(`/search?view=${v.id}`)}
+      />
+    );
+  return (
+    <>
+      <Button
+        onClick={async () => {
+          try {
+            await updateView.mutateAsync({ id: view.id, body: { query, columns, groupBy } });
+            toast.show('View saved', 'success');
+          } catch (err) {
+            toast.error(errorText(err));
+          }
+        }}
+      >
+        Update view
+      </Button>
+      <Button
+        onClick={async () => {
+          await deleteView.mutateAsync(view.id);
+          navigate('/search');
+        }}
+      >
+        Delete view
+      </Button>
+    </>
+  );
+}
+
+/** A project's view downloads as that project's ticket list with the view's query (docs/import.md). */
+function ViewExports({ projectId, query }: { projectId: string; query: string }) {
+  return (
+    <span className="flex items-center gap-2 text-[12px]">
+      <a className="text-accent hover:underline" href={exportHref(projectId, 'csv', query)} download>
+        Export CSV
+      </a>
+      <a className="text-accent hover:underline" href={exportHref(projectId, 'json', query)} download>
+        Export JSON
+      </a>
+    </span>
+  );
+}
+
+/** The selected results' bulk changes: priority, assign to me, unassign. */
+function BulkBar({
+  chosen,
+  apply,
+  clear,
+}: {
+  chosen: SearchItem[];
+  apply: (tickets: SearchItem[], updates: TicketPatch) => void;
+  clear: () => void;
+}) {
+  const session = useSession();
+  return (
+    <div
+      className="flex flex-wrap items-center gap-2 rounded-md border border-line bg-subtle px-3 py-2"
+      data-testid="bulk-bar"
+    >
+      <span className="text-[13px] font-medium">{chosen.length} selected</span>
+      <Select
+        aria-label="Set priority of the selected"
+        value=""
+        className="w-40"
+        onChange={(e) =>
+          e.target.value && apply(chosen, { priority: e.target.value as SearchItem['priority'] })
+        }
+      >
+        <option value="">Set priority…</option>
+        {PRIORITIES.map((p) => (
+          <option key={p} value={p}>
+            {p}
+          </option>
+        ))}
+      </Select>
+      <Button onClick={() => session.data?.user && apply(chosen, { assigneeId: session.data.user.id })}>
+        Assign to me
+      </Button>
+      <Button onClick={() => apply(chosen, { assigneeId: null })}>Unassign</Button>
+      <Button onClick={clear}>Clear selection</Button>
     </div>
   );
 }

@@ -1,14 +1,11 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useId, useLayoutEffect, useRef, useState } from 'react';
 import { errorText } from '../api/client';
 import {
-  restoreTimeline,
-  setTimelineDates,
   type TimelineGroupOut,
   type TimelineItemOut,
+  useSetTimelineDates,
   useTimeline,
 } from '../api/planning';
-import { useUpdateTicket } from '../api/tickets';
 import type { Project } from '../api/types';
 import { localToday } from '../components/DueDate';
 import { TypeIcon } from '../components/icons';
@@ -48,8 +45,7 @@ function TimelineBody({ project }: { project: Project }) {
   const [from, setFrom] = useState(() => addDays(today, -z.before));
   const to = addDays(from, z.days - 1);
   const timeline = useTimeline(project.id, from, to);
-  const qc = useQueryClient();
-  const update = useUpdateTicket(project.id);
+  const setDates = useSetTimelineDates(project.id);
   const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
   const [drawer, setDrawer] = useState<string | null>(null);
   const hintId = useId();
@@ -72,30 +68,10 @@ function TimelineBody({ project }: { project: Project }) {
   }, [from, zoom, loaded]);
 
   const pending = usePendingDates(timeline.data?.groups);
-  const queue = useRef(new Map<string, Promise<void>>());
   const change = (item: TimelineItemOut, dates: Dates) => {
-    const before = setTimelineDates(qc, project.id, item.id, dates);
+    const taken = setDates(item, dates);
     const forget = pending.hold(item.id, dates);
-    const patch: Partial<Dates> = {};
-    if (dates.startDate !== item.startDate) patch.startDate = dates.startDate;
-    if (dates.dueDate !== item.dueDate) patch.dueDate = dates.dueDate;
-    // One ticket's changes go out one after the other, so the server keeps the last one.
-    const previous = queue.current.get(item.id) ?? Promise.resolve();
-    const next = previous.then(() =>
-      update
-        .mutateAsync({ ticket: item, patch })
-        .then(() => {
-          forget(5_000);
-        })
-        .catch(() => {
-          restoreTimeline(qc, before);
-          forget();
-        }),
-    );
-    queue.current.set(item.id, next);
-    next.then(() => {
-      if (queue.current.get(item.id) === next) queue.current.delete(item.id);
-    });
+    taken.then((ok) => (ok ? forget(5_000) : forget()));
   };
   const toggle = (id: string) => setCollapsed((s) => toggled(s, id));
 
