@@ -7,8 +7,8 @@ import { PlusIcon, PriorityIcon, TypeIcon } from '../components/icons';
 import { MenuItem, Popover } from '../components/Popover';
 import { Avatar, Button, LabelChip } from '../components/ui';
 import { shortDate, sumPoints } from '../lib/dates';
-import { SECTION } from './Backlog';
 import { BudgetMeter } from './backlog-bars';
+import { SECTION } from './backlog-drag';
 
 export interface RowContext {
   project: Project;

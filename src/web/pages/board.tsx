@@ -1,22 +1,18 @@
 import { DndContext, DragOverlay } from '@dnd-kit/core';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { type RefObject, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
-import { doneColumnIds } from '../../shared/rules';
 import { columnTickets } from '../api/cache';
 import { errorText } from '../api/client';
-import { useColumns } from '../api/columns';
 import { useProjectEvents } from '../api/events';
-import { useLabels } from '../api/labels';
-import { useMembers } from '../api/members';
 import { useProject } from '../api/projects';
 import { useViews } from '../api/search';
-import { useSession } from '../api/session';
-import { useSprintActions, useSprintSettings, useSprints } from '../api/sprints';
-import { useTickets, useUpdateTicket } from '../api/tickets';
+import { useSprintActions } from '../api/sprints';
+import { useUpdateTicket } from '../api/tickets';
 import type { Member, Project, Ticket } from '../api/types';
 import { useShell } from '../components/shell-context';
 import { TicketCardBody } from '../components/TicketCard';
 import { Button, EmptyState, ErrorState, Kbd } from '../components/ui';
+import { type ProjectData, useProjectData } from '../hooks/project-data';
 import { filtersFromSearch, replaceSearch, searchOfFilters } from '../lib/filter-address';
 import {
   BoardHeader,
@@ -89,30 +85,11 @@ const plainCells = (columnIds: string[]): DragCells => ({
   lanePatch: () => null,
 });
 
-/** The board: columns with their tickets in order, drag and drop, filters, quick create. */
-export function Board({ project }: { project: Project }) {
-  const shell = useShell();
-  const columns = useColumns(project.id);
-  const tickets = useTickets(project.id);
-  const members = useMembers(project.id);
-  const labels = useLabels(project.id);
-  const sprints = useSprints(project.id);
-  const update = useUpdateTicket(project.id);
-  const sprintSettings = useSprintSettings(project.id);
-  const actions = useSprintActions(project.id);
-  const me = useSession().data?.user?.id;
-  // Which columns count as done (no overdue mark there): the sprint settings' choice, else the last.
-  const doneIds = useMemo(
-    () =>
-      new Set(
-        doneColumnIds(
-          (columns.data ?? []).map((c) => c.id),
-          sprintSettings.data?.doneColumnIds ?? [],
-        ),
-      ),
-    [columns.data, sprintSettings.data],
-  );
-  // Filters come from the address when it names any (a shared link, a reload), else from this tab.
+/**
+ * The board's filters: from the address when it names any (a shared link, a reload), else from this
+ * tab; written back to the address (replaced, not pushed: Back leaves the board, not a filter).
+ */
+function useBoardFilters(project: Project) {
   const search = useSearch();
   const [location] = useLocation();
   const initialFilters = (): Filters => {
@@ -135,39 +112,39 @@ export function Board({ project }: { project: Project }) {
   };
   // biome-ignore lint/correctness/useExhaustiveDependencies: read again only when the project changes
   useEffect(() => setFiltersState(initialFilters()), [project.id]);
-  // The address follows the filters (replaced, not pushed: Back leaves the board, not a filter).
   useEffect(() => {
     if (location !== `/projects/${project.key}`) return;
     replaceSearch(searchOfFilters(filters, { sprint: 'default' }));
   }, [filters, location, project.key]);
+  return { filters, setFilters };
+}
+
+/** The shell's "/" focuses this page's search field. */
+function useSearchFocus() {
+  const shell = useShell();
   const searchRef = useRef<HTMLInputElement>(null);
   useEffect(() => {
     shell.setSearchFocus(() => searchRef.current?.focus());
     return () => shell.setSearchFocus(null);
   }, [shell]);
+  return searchRef;
+}
 
-  const sprintList = sprints.data ?? [];
-  const activeSprint = sprintList.find((s) => s.status === 'active');
-  const sprintFilter: string | null | 'all' =
-    filters.sprint === 'default'
-      ? (activeSprint?.id ?? 'all')
-      : filters.sprint === 'backlog'
-        ? null
-        : filters.sprint;
-
-  const labelsById = useMemo(() => new Map((labels.data ?? []).map((l) => [l.id, l])), [labels.data]);
-  const membersById = useMemo(
-    () => new Map((members.data ?? []).map((m) => [m.userId, m.user])),
-    [members.data],
-  );
-  const allTickets = tickets.data ?? [];
+/**
+ * The visible ids per column (or per lane and column), in order, and the cells a drag moves through.
+ * Every column holds all its tickets (the list is read whole), so a lane's cell is its column
+ * filtered to the lane.
+ */
+function useBoardCells(
+  data: ProjectData,
+  filters: Filters,
+  sprintFilter: string | null | 'all',
+  collapsed: Set<string>,
+) {
+  const { tickets, columns, labelsById, membersById, me } = data;
+  const group = filters.group || null;
   const columnIds = useMemo(() => (columns.data ?? []).map((c) => c.id), [columns.data]);
   const byId = useMemo(() => new Map((tickets.data ?? []).map((t) => [t.id, t])), [tickets.data]);
-  const group = filters.group || null;
-  const { collapsed, toggle: toggleLane } = useCollapsedLanes(project.id, group);
-
-  // The visible ids per column (or per lane and column), in order. Every column holds all its
-  // tickets (the list is read whole), so a lane's cell is its column filtered to the lane.
   const { visible, lanes } = useMemo(() => {
     const out: Containers = {};
     const list = tickets.data ?? [];
@@ -190,6 +167,48 @@ export function Board({ project }: { project: Project }) {
     () => (group ? laneCells(group, lanes, columnIds, collapsed, byId) : plainCells(columnIds)),
     [group, lanes, columnIds, collapsed, byId],
   );
+  return { group, byId, visible, lanes, cells };
+}
+
+/** Render time of the board with its data (read by the browser tests for the 1,000-card budget). */
+function useRenderMeasure(ready: boolean) {
+  const measured = useRef(false);
+  if (ready && !measured.current && typeof performance !== 'undefined')
+    performance.mark('docket:board-render-start');
+  useLayoutEffect(() => {
+    if (!ready || measured.current) return;
+    measured.current = true;
+    requestAnimationFrame(() => {
+      try {
+        performance.measure('docket:board-render', 'docket:board-render-start');
+      } catch {
+        // Measuring is best effort.
+      }
+    });
+  }, [ready]);
+}
+
+/** The board: columns with their tickets in order, drag and drop, filters, quick create. */
+export function Board({ project }: { project: Project }) {
+  const shell = useShell();
+  const data = useProjectData(project.id);
+  const { columns, tickets, members, labels, sprints, me } = data;
+  const update = useUpdateTicket(project.id);
+  const actions = useSprintActions(project.id);
+  const { filters, setFilters } = useBoardFilters(project);
+  const searchRef = useSearchFocus();
+
+  const sprintList = sprints.data ?? [];
+  const activeSprint = sprintList.find((s) => s.status === 'active');
+  const sprintFilter: string | null | 'all' =
+    filters.sprint === 'default'
+      ? (activeSprint?.id ?? 'all')
+      : filters.sprint === 'backlog'
+        ? null
+        : filters.sprint;
+  const allTickets = tickets.data ?? [];
+  const { collapsed, toggle: toggleLane } = useCollapsedLanes(project.id, filters.group || null);
+  const { group, byId, visible, lanes, cells } = useBoardCells(data, filters, sprintFilter, collapsed);
 
   const { drag, containers, boardRef, dndProps } = useBoardDrag({
     visible,
@@ -209,43 +228,27 @@ export function Board({ project }: { project: Project }) {
     cellOfTicket: (t) => (group ? cellId(laneKeyOf(group, t, byId), t.columnId) : t.columnId),
   });
   const quickTicket = keys.quickSet ? byId.get(keys.quickSet.id) : undefined;
-
-  // Render time of the board with its data (read by the browser tests for the 1,000-card budget).
-  const measured = useRef(false);
+  const activeTicket = drag ? byId.get(drag.activeId) : undefined;
   const ready = !!(tickets.data && columns.data);
-  if (ready && !measured.current && typeof performance !== 'undefined')
-    performance.mark('docket:board-render-start');
-  useLayoutEffect(() => {
-    if (!ready || measured.current) return;
-    measured.current = true;
-    requestAnimationFrame(() => {
-      try {
-        performance.measure('docket:board-render', 'docket:board-render-start');
-      } catch {
-        // Measuring is best effort.
-      }
-    });
-  }, [ready]);
+  useRenderMeasure(ready);
 
   const error = columns.error ?? tickets.error;
   const total = allTickets.length;
   const shownCount = Object.values(visible).reduce((n, ids) => n + ids.length, 0);
-  const activeTicket = drag ? byId.get(drag.activeId) : undefined;
   // A quick-created ticket takes the filter's assignee when the filter names exactly one person.
   const onlyAssignee = filters.assignee.length === 1 ? filters.assignee[0] : undefined;
-  const quickDefaults = {
-    sprintId: sprintFilter !== 'all' ? sprintFilter : undefined,
-    assigneeId: onlyAssignee === 'me' ? me : onlyAssignee !== 'none' ? onlyAssignee : undefined,
-  };
-  const columnProps = {
+  const columnProps: ColumnProps = {
     project,
     byId,
-    labelsById,
-    membersById,
+    labelsById: data.labelsById,
+    membersById: data.membersById,
     activeId: drag?.activeId ?? null,
     selected: keys.selected,
     onToggleSelected: keys.toggleSelected,
-    quickDefaults,
+    quickDefaults: {
+      sprintId: sprintFilter !== 'all' ? sprintFilter : undefined,
+      assigneeId: onlyAssignee === 'me' ? me : onlyAssignee !== 'none' ? onlyAssignee : undefined,
+    },
   };
 
   return (
@@ -294,53 +297,17 @@ export function Board({ project }: { project: Project }) {
             </div>
           )}
           <DndContext {...dndProps}>
-            <div
-              ref={boardRef}
-              // Snapping would pull the board away from under a dragged card.
-              className={
-                group
-                  ? 'flex min-h-0 flex-1 flex-col gap-1 overflow-auto p-3 pt-0'
-                  : `flex min-h-0 flex-1 ${drag ? '' : 'snap-x'} scroll-px-3 items-start gap-3 overflow-x-auto p-3`
-              }
-              data-testid="board"
-              data-group={group ?? undefined}
-            >
-              {group ? (
-                <BoardLanes
-                  lanes={lanes}
-                  columns={columns.data!}
-                  containers={containers}
-                  collapsed={collapsed}
-                  toggle={toggleLane}
-                  doneIds={doneIds}
-                  columnProps={columnProps}
-                />
-              ) : (
-                columns.data!.map((c) => (
-                  <BoardColumn
-                    key={c.id}
-                    {...columnProps}
-                    column={c}
-                    ids={containers[c.id] ?? []}
-                    done={doneIds.has(c.id)}
-                  />
-                ))
-              )}
-              {total === 0 && (
-                <div className="self-start">
-                  <EmptyState
-                    title="No tickets yet"
-                    action={
-                      <Button variant="primary" onClick={() => shell.newTicket(project.id)}>
-                        Create a ticket
-                      </Button>
-                    }
-                  >
-                    Press <Kbd>C</Kbd> anywhere to create one.
-                  </EmptyState>
-                </div>
-              )}
-            </div>
+            <BoardCells
+              data={data}
+              group={group}
+              lanes={lanes}
+              containers={containers}
+              collapsed={collapsed}
+              toggleLane={toggleLane}
+              boardRef={boardRef}
+              dragging={!!drag}
+              columnProps={columnProps}
+            />
             {keys.quickSet && quickTicket && (
               <QuickSetMenu
                 kind={keys.quickSet.kind}
@@ -354,20 +321,104 @@ export function Board({ project }: { project: Project }) {
               />
             )}
             <DragOverlay dropAnimation={null}>
-              {activeTicket ? (
-                <div className="w-[256px] rotate-1 cursor-grabbing rounded-md border border-line-strong bg-surface p-2.5 shadow-pop">
-                  <TicketCardBody
-                    ticket={activeTicket}
-                    labels={ticketLabels(activeTicket, labelsById)}
-                    assigneeName={assigneeOf(activeTicket, membersById)?.name}
-                    assigneeAvatar={assigneeOf(activeTicket, membersById)?.avatar}
-                  />
-                </div>
-              ) : null}
+              {activeTicket ? <DraggedCard ticket={activeTicket} data={data} /> : null}
             </DragOverlay>
           </DndContext>
         </>
       )}
+    </div>
+  );
+}
+
+type ColumnProps = Omit<Parameters<typeof BoardColumn>[0], 'column' | 'ids' | 'done'>;
+
+/** The columns (or the lanes of columns) of a loaded board, and its empty state. */
+function BoardCells({
+  data,
+  group,
+  lanes,
+  containers,
+  collapsed,
+  toggleLane,
+  boardRef,
+  dragging,
+  columnProps,
+}: {
+  data: ProjectData;
+  group: string | null;
+  lanes: Lane[];
+  containers: Containers;
+  collapsed: Set<string>;
+  toggleLane: (key: string) => void;
+  boardRef: RefObject<HTMLDivElement | null>;
+  dragging: boolean;
+  columnProps: ColumnProps;
+}) {
+  const shell = useShell();
+  const { project } = columnProps;
+  const columns = data.columns.data!;
+  return (
+    <div
+      ref={boardRef}
+      // Snapping would pull the board away from under a dragged card.
+      className={
+        group
+          ? 'flex min-h-0 flex-1 flex-col gap-1 overflow-auto p-3 pt-0'
+          : `flex min-h-0 flex-1 ${dragging ? '' : 'snap-x'} scroll-px-3 items-start gap-3 overflow-x-auto p-3`
+      }
+      data-testid="board"
+      data-group={group ?? undefined}
+    >
+      {group ? (
+        <BoardLanes
+          lanes={lanes}
+          columns={columns}
+          containers={containers}
+          collapsed={collapsed}
+          toggle={toggleLane}
+          doneIds={data.doneIds}
+          columnProps={columnProps}
+        />
+      ) : (
+        columns.map((c) => (
+          <BoardColumn
+            key={c.id}
+            {...columnProps}
+            column={c}
+            ids={containers[c.id] ?? []}
+            done={data.doneIds.has(c.id)}
+          />
+        ))
+      )}
+      {(data.tickets.data ?? []).length === 0 && (
+        <div className="self-start">
+          <EmptyState
+            title="No tickets yet"
+            action={
+              <Button variant="primary" onClick={() => shell.newTicket(project.id)}>
+                Create a ticket
+              </Button>
+            }
+          >
+            Press <Kbd>C</Kbd> anywhere to create one.
+          </EmptyState>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The card under the pointer while it is dragged. */
+function DraggedCard({ ticket, data }: { ticket: Ticket; data: ProjectData }) {
+  const assignee = assigneeOf(ticket, data.membersById);
+  return (
+    <div className="w-[256px] rotate-1 cursor-grabbing rounded-md border border-line-strong bg-surface p-2.5 shadow-pop">
+      <TicketCardBody
+        ticket={ticket}
+        labels={ticketLabels(ticket, data.labelsById)}
+        assigneeName={assignee?.name}
+        assigneeAvatar={assignee?.avatar}
+      />
     </div>
   );
 }
