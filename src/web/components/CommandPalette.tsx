@@ -6,6 +6,7 @@ import { parseQuery } from '../../shared/search-query';
 import { useProjects } from '../api/projects';
 import { useSearchPreview } from '../api/search';
 import type { Project } from '../api/types';
+import { useListNavigation } from '../hooks/list-navigation';
 import { effectiveTheme, setTheme } from '../hooks/theme';
 import { TypeIcon } from './icons';
 import { useShell } from './shell-context';
@@ -38,31 +39,93 @@ const parses = (text: string) => {
   }
 };
 
-/** Ctrl/Cmd+K: jump to a project or a ticket (by key or title) and run common actions. */
-export function CommandPalette({
-  onClose,
-  currentProject,
-}: {
-  onClose: () => void;
-  currentProject?: Project;
-}) {
+/** The palette's actions (the ones the query's words match are shown). */
+function actionItems(
+  go: (path: string) => () => void,
+  onClose: () => void,
+  shell: ReturnType<typeof useShell>,
+  hasProjects: boolean,
+  currentProject: Project | undefined,
+): Item[] {
+  return [
+    ...(hasProjects
+      ? [
+          {
+            id: 'a-new-ticket',
+            group: 'Actions',
+            label: 'Create ticket',
+            hint: 'C',
+            run: () => {
+              onClose();
+              shell.newTicket(currentProject?.id);
+            },
+          },
+        ]
+      : []),
+    {
+      id: 'a-new-project',
+      group: 'Actions',
+      label: 'Create project',
+      run: () => {
+        onClose();
+        shell.createProject();
+      },
+    },
+    { id: 'a-projects', group: 'Actions', label: 'Go to all projects', run: go('/') },
+    ...(currentProject
+      ? [
+          {
+            id: 'a-settings',
+            group: 'Actions',
+            label: `Open ${currentProject.name} settings`,
+            run: go(`/projects/${currentProject.key}/settings`),
+          },
+        ]
+      : []),
+    {
+      id: 'a-theme',
+      group: 'Actions',
+      label: `Switch to ${effectiveTheme() === 'dark' ? 'light' : 'dark'} theme`,
+      run: () => {
+        onClose();
+        setTheme(effectiveTheme() === 'dark' ? 'light' : 'dark');
+      },
+    },
+    {
+      id: 'a-help',
+      group: 'Actions',
+      label: 'Keyboard shortcuts',
+      hint: '?',
+      run: () => {
+        onClose();
+        shell.openHelp();
+      },
+    },
+    {
+      id: 'a-signout',
+      group: 'Actions',
+      label: 'Sign out',
+      run: () => {
+        onClose();
+        shell.signOut();
+      },
+    },
+  ];
+}
+
+/**
+ * What the palette offers for the query: opening a typed ticket key, the matching actions and
+ * projects, the tickets the search finds (as you type, the search page's grammar), and the search.
+ */
+function usePaletteItems(query: string, onClose: () => void, currentProject: Project | undefined) {
   const [, navigate] = useLocation();
   const shell = useShell();
   const projects = useProjects();
-  const [query, setQuery] = useState('');
-  const [active, setActive] = useState(0);
-  const input = useRef<HTMLInputElement>(null);
-  const listId = useId();
-  // Where focus was when the palette opened (read at the first render, before the palette takes it).
-  const opener = useRef<HTMLElement | null>(null);
-  opener.current ??= document.activeElement as HTMLElement | null;
-
   // Tickets come from the search endpoint (the same grammar as the search page), as you type.
   const typed = useDebounced(query.trim(), 120);
   const searchable = typed !== '' && parses(typed);
   const found = useSearchPreview(typed, 8, searchable);
-
-  const items = useMemo(() => {
+  return useMemo(() => {
     const q = query.trim().toLowerCase();
     const go = (path: string) => () => {
       onClose();
@@ -78,70 +141,7 @@ export function CommandPalette({
         run: go(`/projects/${keyMatch.projectKey}/${keyMatch.key}`),
       });
     }
-    const actions: Item[] = [
-      ...(projects.data?.length
-        ? [
-            {
-              id: 'a-new-ticket',
-              group: 'Actions',
-              label: 'Create ticket',
-              hint: 'C',
-              run: () => {
-                onClose();
-                shell.newTicket(currentProject?.id);
-              },
-            },
-          ]
-        : []),
-      {
-        id: 'a-new-project',
-        group: 'Actions',
-        label: 'Create project',
-        run: () => {
-          onClose();
-          shell.createProject();
-        },
-      },
-      { id: 'a-projects', group: 'Actions', label: 'Go to all projects', run: go('/') },
-      ...(currentProject
-        ? [
-            {
-              id: 'a-settings',
-              group: 'Actions',
-              label: `Open ${currentProject.name} settings`,
-              run: go(`/projects/${currentProject.key}/settings`),
-            },
-          ]
-        : []),
-      {
-        id: 'a-theme',
-        group: 'Actions',
-        label: `Switch to ${effectiveTheme() === 'dark' ? 'light' : 'dark'} theme`,
-        run: () => {
-          onClose();
-          setTheme(effectiveTheme() === 'dark' ? 'light' : 'dark');
-        },
-      },
-      {
-        id: 'a-help',
-        group: 'Actions',
-        label: 'Keyboard shortcuts',
-        hint: '?',
-        run: () => {
-          onClose();
-          shell.openHelp();
-        },
-      },
-      {
-        id: 'a-signout',
-        group: 'Actions',
-        label: 'Sign out',
-        run: () => {
-          onClose();
-          shell.signOut();
-        },
-      },
-    ];
+    const actions = actionItems(go, onClose, shell, !!projects.data?.length, currentProject);
     out.push(...actions.filter((a) => !q || a.label.toLowerCase().includes(q)));
     for (const p of projects.data ?? []) {
       if (q && !p.name.toLowerCase().includes(q) && !p.key.toLowerCase().includes(q)) continue;
@@ -174,8 +174,24 @@ export function CommandPalette({
       });
     return out;
   }, [query, projects.data, found.data, navigate, onClose, shell, currentProject]);
+}
 
-  const run = (i: number) => items[i]?.run();
+/** Ctrl/Cmd+K: jump to a project or a ticket (by key or title) and run common actions. */
+export function CommandPalette({
+  onClose,
+  currentProject,
+}: {
+  onClose: () => void;
+  currentProject?: Project;
+}) {
+  const [query, setQuery] = useState('');
+  const input = useRef<HTMLInputElement>(null);
+  const listId = useId();
+  // Where focus was when the palette opened (read at the first render, before the palette takes it).
+  const opener = useRef<HTMLElement | null>(null);
+  opener.current ??= document.activeElement as HTMLElement | null;
+  const items = usePaletteItems(query, onClose, currentProject);
+  const { active, setActive, onKeyDown } = useListNavigation(items.length, (i) => items[i]?.run());
 
   // A Radix dialog: focus trapped in it, the page inert, Escape (this layer only) or a click outside closes.
   return (
@@ -212,18 +228,7 @@ export function CommandPalette({
                 setQuery(e.target.value);
                 setActive(0);
               }}
-              onKeyDown={(e) => {
-                if (e.key === 'ArrowDown') {
-                  e.preventDefault();
-                  setActive((a) => Math.min(items.length - 1, a + 1));
-                } else if (e.key === 'ArrowUp') {
-                  e.preventDefault();
-                  setActive((a) => Math.max(0, a - 1));
-                } else if (e.key === 'Enter') {
-                  e.preventDefault();
-                  run(active);
-                }
-              }}
+              onKeyDown={onKeyDown}
             />
             <div id={listId} role="listbox" className="max-h-[50vh] overflow-y-auto p-1">
               {items.length === 0 && (
@@ -242,7 +247,7 @@ export function CommandPalette({
                     aria-selected={i === active}
                     tabIndex={-1}
                     onMouseMove={() => setActive(i)}
-                    onClick={() => run(i)}
+                    onClick={() => items[i]?.run()}
                     onKeyDown={() => {}}
                     className={`flex cursor-pointer items-center gap-2 rounded-md px-3 py-2 ${i === active ? 'bg-hover' : ''}`}
                   >

@@ -1,4 +1,5 @@
 import { type KeyboardEvent, type TextareaHTMLAttributes, useId, useMemo, useRef, useState } from 'react';
+import { useListNavigation } from '../hooks/list-navigation';
 import { Avatar, Textarea } from './ui';
 
 export interface MentionPerson {
@@ -31,7 +32,6 @@ export function MentionTextarea({
   const ref = useRef<HTMLTextAreaElement>(null);
   const listId = useId();
   const [at, setAt] = useState<{ start: number; query: string } | null>(null);
-  const [active, setActive] = useState(0);
   const [dismissed, setDismissed] = useState<string | null>(null);
   const matches = useMemo(() => {
     if (!at) return [];
@@ -71,19 +71,18 @@ export function MentionTextarea({
     });
   };
 
+  const {
+    active,
+    setActive,
+    onKeyDown: listKeys,
+  } = useListNavigation(matches.length, (i) => choose(matches[Math.min(i, matches.length - 1)]), {
+    wrap: true,
+    isPick: (e) => (e.key === 'Enter' && !e.ctrlKey && !e.metaKey) || e.key === 'Tab',
+  });
+
   const keyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (open) {
-      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-        e.preventDefault();
-        const step = e.key === 'ArrowDown' ? 1 : -1;
-        setActive((i) => (i + step + matches.length) % matches.length);
-        return;
-      }
-      if ((e.key === 'Enter' && !e.ctrlKey && !e.metaKey) || e.key === 'Tab') {
-        e.preventDefault();
-        choose(matches[Math.min(active, matches.length - 1)]);
-        return;
-      }
+      if (listKeys(e)) return;
       if (e.key === 'Escape') {
         e.preventDefault();
         e.stopPropagation();

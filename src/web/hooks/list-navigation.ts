@@ -30,7 +30,7 @@ export function useListNavigation(count: number, pick: (index: number) => void, 
     }
     if (isPick(e)) {
       e.preventDefault();
-      pick(Math.max(0, Math.min(active, count - 1)));
+      pick(active);
       return true;
     }
     return false;

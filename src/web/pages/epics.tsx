@@ -1,15 +1,14 @@
 import { useState } from 'react';
-import { doneColumnIds } from '../../shared/rules';
 import { errorText } from '../api/client';
 import { useColumns } from '../api/columns';
 import { type EpicOut, type EpicsOut, useEpicChildren, useEpics } from '../api/planning';
-import { useSprintSettings } from '../api/sprints';
 import type { Project } from '../api/types';
 import { DueDate } from '../components/DueDate';
 import { TypeIcon } from '../components/icons';
 import { ProjectFrame } from '../components/ProjectNav';
 import { useShell } from '../components/shell-context';
 import { Avatar, Button, EmptyState, ErrorState, Skeleton } from '../components/ui';
+import { useDoneColumnIds } from '../hooks/project-data';
 import { shortDate } from '../lib/dates';
 import { toggled } from '../lib/toggle';
 import { num, plural } from './Reports';
@@ -188,14 +187,8 @@ function Children({
 }) {
   const children = useEpicChildren(project.id, epic.id);
   const columns = useColumns(project.id);
-  const settings = useSprintSettings(project.id);
+  const done = useDoneColumnIds(project.id);
   const columnName = (id: string) => columns.data?.find((c) => c.id === id)?.name ?? '';
-  const done = new Set(
-    doneColumnIds(
-      (columns.data ?? []).map((c) => c.id),
-      settings.data?.doneColumnIds ?? [],
-    ),
-  );
   if (children.isError)
     return <ErrorState message={errorText(children.error)} onRetry={() => children.refetch()} />;
   if (!children.data) return <Skeleton className="mx-3 mb-3 h-8" />;

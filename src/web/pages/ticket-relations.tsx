@@ -1,12 +1,11 @@
 /** A ticket's subtasks, links to other tickets and attachments (uploads with progress). */
 import { useMemo, useRef, useState } from 'react';
 import { Link } from 'wouter';
-import { doneColumnIds, parseTicketKey } from '../../shared/rules';
+import { parseTicketKey } from '../../shared/rules';
 import { useAttachments, useDeleteAttachment, useUploadAttachment } from '../api/attachments';
 import { errorText, url } from '../api/client';
 import { useColumns } from '../api/columns';
 import { useCreateLink, useDeleteLink } from '../api/links';
-import { useSprintSettings } from '../api/sprints';
 import { useCreateTicket, useTickets } from '../api/tickets';
 import {
   type Attachment,
@@ -20,6 +19,7 @@ import { formatBytes } from '../api/upload';
 import { TypeIcon } from '../components/icons';
 import { useToast } from '../components/toast';
 import { Button, Dialog, Input, Select } from '../components/ui';
+import { useDoneColumnIds } from '../hooks/project-data';
 import { SectionTitle } from './ticket-editors';
 
 export function Subtasks({ project, ticket }: { project: Project; ticket: FullTicket }) {
@@ -34,14 +34,8 @@ export function Subtasks({ project, ticket }: { project: Project; ticket: FullTi
     .sort((a, b) => a.number - b.number);
   const colName = (id: string) => columns.data?.find((c) => c.id === id)?.name ?? '';
   // Subtask progress counts the project's done columns, as sprints and reports do.
-  const settings = useSprintSettings(project.id);
-  const done = useMemo(() => {
-    const ids = doneColumnIds(
-      (columns.data ?? []).map((c) => c.id),
-      settings.data?.doneColumnIds ?? [],
-    );
-    return subtasks.filter((t) => ids.includes(t.columnId)).length;
-  }, [columns.data, settings.data, subtasks]);
+  const doneIds = useDoneColumnIds(project.id);
+  const done = subtasks.filter((t) => doneIds.has(t.columnId)).length;
   const add = () => {
     const t = title.trim();
     if (!t) return;
