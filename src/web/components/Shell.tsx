@@ -117,14 +117,12 @@ function SavedViews({ active, onNavigate }: { active: string | null; onNavigate?
 }
 
 function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
-  const [location, navigate] = useLocation();
+  const [location] = useLocation();
   const searchString = useSearchString();
   const viewParam = location === '/search' ? new URLSearchParams(searchString).get('view') : null;
   const projects = useProjects();
-  const session = useSession();
   const shell = useContextShell();
   const activeKey = currentProjectKey(location);
-  const user = session.data?.user;
   return (
     <nav aria-label="Main" className="flex h-full w-60 flex-col border-r border-line bg-subtle">
       <div className="flex items-center gap-2 px-3 pt-3 pb-2">
@@ -202,71 +200,81 @@ function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
           </li>
         ))}
       </ul>
-      <div className="border-t border-line p-2">
-        <Popover
-          label="User menu"
-          up
-          panelClass="w-56"
-          className="flex w-full items-center gap-2 rounded-md px-2 py-1.5 text-left hover:bg-hover"
-          button={
-            <>
-              <Avatar name={user?.name ?? user?.username} src={user?.avatar} size={22} />
-              <span className="min-w-0 flex-1 truncate" data-testid="current-user">
-                {user?.name ?? user?.username}
-              </span>
-            </>
-          }
-        >
-          {(close) => (
-            <div role="menu">
-              <div className="px-2 py-1.5 text-[12px] text-faint">
-                Signed in as <span className="text-fg">{user?.username}</span>
-              </div>
-              <ThemeSwitch />
+      <UserMenu onNavigate={onNavigate} />
+    </nav>
+  );
+}
+
+/** The signed-in user at the foot of the sidebar, with the profile, administration and sign-out. */
+function UserMenu({ onNavigate }: { onNavigate?: () => void }) {
+  const [, navigate] = useLocation();
+  const user = useSession().data?.user;
+  const shell = useContextShell();
+  return (
+    <div className="border-t border-line p-2">
+      <Popover
+        label="User menu"
+        up
+        panelClass="w-56"
+        className="flex w-full items-center gap-2 rounded-md px-2 py-1.5 text-left hover:bg-hover"
+        button={
+          <>
+            <Avatar name={user?.name ?? user?.username} src={user?.avatar} size={22} />
+            <span className="min-w-0 flex-1 truncate" data-testid="current-user">
+              {user?.name ?? user?.username}
+            </span>
+          </>
+        }
+      >
+        {(close) => (
+          <div role="menu">
+            <div className="px-2 py-1.5 text-[12px] text-faint">
+              Signed in as <span className="text-fg">{user?.username}</span>
+            </div>
+            <ThemeSwitch />
+            <MenuItem
+              onSelect={() => {
+                close();
+                onNavigate?.();
+                navigate('/profile');
+              }}
+            >
+              Profile
+            </MenuItem>
+            {user?.isSystemAdmin && (
               <MenuItem
                 onSelect={() => {
                   close();
                   onNavigate?.();
-                  navigate('/profile');
+                  navigate('/admin');
                 }}
               >
-                Profile
+                Administration
               </MenuItem>
-              {user?.isSystemAdmin && (
-                <MenuItem
-                  onSelect={() => {
-                    close();
-                    onNavigate?.();
-                    navigate('/admin');
-                  }}
-                >
-                  Administration
-                </MenuItem>
-              )}
-              <MenuItem
-                onSelect={() => {
-                  close();
-                  shell.openHelp();
-                }}
-              >
-                Keyboard shortcuts{' '}
-                <span className="ml-auto">
-                  <Kbd>?</Kbd>
-                </span>
-              </MenuItem>
-              <MenuItem
-                onSelect={() => {
-                  close();
-                  shell.signOut();
-                }}
-              >
-                Sign out
-              </MenuItem>
-            </div>
-          )}
-        </Popover>
-      </div>
-    </nav>
+            )}
+            <MenuItem
+              onSelect={() => {
+                close();
+                shell.openHelp();
+              }}
+            >
+              Keyboard shortcuts{' '}
+              <span className="ml-auto">
+                <Kbd>?</Kbd>
+              </span>
+            </MenuItem>
+            <MenuItem
+              onSelect={() => {
+                close();
+                shell.signOut();
+              }}
+            >
+              Sign out
+            </MenuItem>
+          </div>
+        )}
+      </Popover>
+    </div>
   );
 }
 

@@ -268,51 +268,58 @@ export const BacklogRow = memo(function BacklogRow({
         {ticket.assigneeId && <Avatar name={assigneeName ?? 'Assignee'} src={assignee?.avatar} size={20} />}
       </span>
       <span {...stop}>
-        <Popover
-          label={`Actions for ${ticket.key}`}
-          align="right"
-          panelClass="w-56"
-          className="inline-flex h-6 w-6 items-center justify-center rounded text-muted hover:bg-hover hover:text-fg"
-          button={<span aria-hidden="true">⋯</span>}
-        >
-          {(close) => (
-            <div role="menu">
-              <MenuItem
-                onSelect={() => {
-                  close();
-                  ctx.openTicket(ticket);
-                }}
-              >
-                Open ticket
-              </MenuItem>
-              <div className="my-1 border-t border-line" />
-              {ticket.sprintId && (
-                <MenuItem
-                  onSelect={() => {
-                    close();
-                    ctx.moveTo([ticket], null);
-                  }}
-                >
-                  Move to backlog
-                </MenuItem>
-              )}
-              {ctx.open
-                .filter((s) => s.id !== ticket.sprintId)
-                .map((s) => (
-                  <MenuItem
-                    key={s.id}
-                    onSelect={() => {
-                      close();
-                      ctx.moveTo([ticket], s.id);
-                    }}
-                  >
-                    Move to {s.name}
-                  </MenuItem>
-                ))}
-            </div>
-          )}
-        </Popover>
+        <RowMenu ticket={ticket} ctx={ctx} />
       </span>
     </li>
   );
 });
+
+/** A row's menu: open the ticket, or move it to the backlog or another open sprint. */
+function RowMenu({ ticket, ctx }: { ticket: Ticket; ctx: RowContext }) {
+  return (
+    <Popover
+      label={`Actions for ${ticket.key}`}
+      align="right"
+      panelClass="w-56"
+      className="inline-flex h-6 w-6 items-center justify-center rounded text-muted hover:bg-hover hover:text-fg"
+      button={<span aria-hidden="true">⋯</span>}
+    >
+      {(close) => (
+        <div role="menu">
+          <MenuItem
+            onSelect={() => {
+              close();
+              ctx.openTicket(ticket);
+            }}
+          >
+            Open ticket
+          </MenuItem>
+          <div className="my-1 border-t border-line" />
+          {ticket.sprintId && (
+            <MenuItem
+              onSelect={() => {
+                close();
+                ctx.moveTo([ticket], null);
+              }}
+            >
+              Move to backlog
+            </MenuItem>
+          )}
+          {ctx.open
+            .filter((s) => s.id !== ticket.sprintId)
+            .map((s) => (
+              <MenuItem
+                key={s.id}
+                onSelect={() => {
+                  close();
+                  ctx.moveTo([ticket], s.id);
+                }}
+              >
+                Move to {s.name}
+              </MenuItem>
+            ))}
+        </div>
+      )}
+    </Popover>
+  );
+}

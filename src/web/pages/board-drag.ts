@@ -13,7 +13,7 @@ import {
   useSensors,
 } from '@dnd-kit/core';
 import { arrayMove } from '@dnd-kit/sortable';
-import { useMemo, useRef, useState } from 'react';
+import { type RefObject, useMemo, useRef, useState } from 'react';
 import { columnTickets } from '../api/cache';
 import type { TicketPatch, useUpdateTicket } from '../api/tickets';
 import type { Column, Ticket } from '../api/types';
@@ -124,18 +124,7 @@ export function useBoardDrag({
       seq = arrayMove(seq, seq.indexOf(activeId), seq.indexOf(overId));
     const ticket = byId.get(activeId);
     if (!ticket) return;
-    // From the visible position to the position in the whole column (filters and lanes hide tickets).
-    const i = seq.indexOf(activeId);
-    const full = columnTickets(tickets, to)
-      .filter((t) => t.id !== activeId)
-      .map((t) => t.id);
-    const after = seq.slice(i + 1);
-    const before = seq.slice(0, i);
-    let order: number;
-    if (after.length) order = full.indexOf(after[0]);
-    else if (before.length) order = full.indexOf(before[before.length - 1]) + 1;
-    else order = full.length;
-    if (order < 0) order = full.length;
+    const order = orderInColumn(seq, activeId, columnTickets(tickets, to));
     const lane = cells.lanePatch(ticket, cell);
     if (to === ticket.columnId && order === ticket.order && !lane) return;
     const column = columns.find((c) => c.id === to);
@@ -147,32 +136,7 @@ export function useBoardDrag({
     });
   };
 
-  const announcements = {
-    onDragStart: ({ active }: { active: { id: string | number } }) =>
-      `Picked up ${byId.get(String(active.id))?.key ?? 'ticket'}.`,
-    onDragOver: ({
-      active,
-      over,
-    }: {
-      active: { id: string | number };
-      over: { id: string | number } | null;
-    }) => (over ? describeOverFor(String(active.id), String(over.id)) : 'Not over a column.'),
-    onDragEnd: ({ over }: { over: { id: string | number } | null }) =>
-      over ? `Dropped at ${describeOver(String(over.id))}.` : 'Dropped.',
-    onDragCancel: () => 'Move cancelled.',
-  };
-  const cellName = (cell: string) => columns.find((x) => x.id === cellsRef.current.columnOf(cell))?.name;
-  function describeOverFor(activeId: string, overId: string) {
-    if (activeId !== overId) return `Over ${describeOver(overId)}.`;
-    const c = containersRef.current;
-    const cell = Object.keys(c).find((k) => c[k].includes(activeId));
-    const name = (cell && cellName(cell)) ?? 'column';
-    return `In ${name}, place ${(cell ? c[cell].indexOf(activeId) : 0) + 1} of ${cell ? c[cell].length : 0}.`;
-  }
-  function describeOver(id: string) {
-    if (id.startsWith(COL_PREFIX)) return cellName(id.slice(COL_PREFIX.length)) ?? 'column';
-    return byId.get(id)?.key ?? 'ticket';
-  }
+  const announcements = boardAnnouncements(byId, columns, cellsRef, containersRef);
 
   return {
     drag,
@@ -194,5 +158,56 @@ export function useBoardDrag({
         },
       },
     },
+  };
+}
+
+/**
+ * From a card's visible position in its cell to its position in the whole column (filters and lanes
+ * hide tickets): before the next visible card, else after the previous one, else at the end.
+ */
+function orderInColumn(seq: string[], activeId: string, column: Ticket[]) {
+  const i = seq.indexOf(activeId);
+  const full = column.filter((t) => t.id !== activeId).map((t) => t.id);
+  const after = seq.slice(i + 1);
+  const before = seq.slice(0, i);
+  let order: number;
+  if (after.length) order = full.indexOf(after[0]);
+  else if (before.length) order = full.indexOf(before[before.length - 1]) + 1;
+  else order = full.length;
+  return order < 0 ? full.length : order;
+}
+
+/** What a screen reader hears while a card is dragged: by key, column name and place. */
+function boardAnnouncements(
+  byId: Map<string, Ticket>,
+  columns: Column[],
+  cellsRef: RefObject<DragCells>,
+  containersRef: RefObject<Containers>,
+) {
+  const cellName = (cell: string) => columns.find((x) => x.id === cellsRef.current.columnOf(cell))?.name;
+  function describeOverFor(activeId: string, overId: string) {
+    if (activeId !== overId) return `Over ${describeOver(overId)}.`;
+    const c = containersRef.current;
+    const cell = Object.keys(c).find((k) => c[k].includes(activeId));
+    const name = (cell && cellName(cell)) ?? 'column';
+    return `In ${name}, place ${(cell ? c[cell].indexOf(activeId) : 0) + 1} of ${cell ? c[cell].length : 0}.`;
+  }
+  function describeOver(id: string) {
+    if (id.startsWith(COL_PREFIX)) return cellName(id.slice(COL_PREFIX.length)) ?? 'column';
+    return byId.get(id)?.key ?? 'ticket';
+  }
+  return {
+    onDragStart: ({ active }: { active: { id: string | number } }) =>
+      `Picked up ${byId.get(String(active.id))?.key ?? 'ticket'}.`,
+    onDragOver: ({
+      active,
+      over,
+    }: {
+      active: { id: string | number };
+      over: { id: string | number } | null;
+    }) => (over ? describeOverFor(String(active.id), String(over.id)) : 'Not over a column.'),
+    onDragEnd: ({ over }: { over: { id: string | number } | null }) =>
+      over ? `Dropped at ${describeOver(String(over.id))}.` : 'Dropped.',
+    onDragCancel: () => 'Move cancelled.',
   };
 }

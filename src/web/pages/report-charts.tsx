@@ -157,6 +157,52 @@ export function BurndownSection({ project, sprint }: { project: Project; sprint:
   );
 }
 
+/** The figures above a started sprint's burndown: committed, completed, remaining, and days left or the scope change. */
+function burndownStats(sprint: SprintFull, b: Burndown) {
+  const last = lastMeasured(b);
+  const scopeChange = last?.scopePoints != null ? last.scopePoints - b.committedPoints : null;
+  const left = daysLeft(b.endDate);
+  return [
+    {
+      id: 'committed',
+      label: 'Committed',
+      value: pts(b.committedPoints),
+      hint: plural(b.committedTickets, 'ticket'),
+    },
+    {
+      id: 'completed',
+      label: 'Completed',
+      value: pts(last?.completedPoints ?? 0),
+      hint:
+        last?.scopePoints && last.completedPoints !== null
+          ? `${Math.round((last.completedPoints / last.scopePoints) * 100)}% of the scope`
+          : undefined,
+    },
+    {
+      id: 'remaining',
+      label: 'Remaining',
+      value: pts(last?.remainingPoints ?? b.committedPoints),
+      hint: last?.remainingTickets != null ? plural(last.remainingTickets, 'open ticket') : undefined,
+    },
+    b.status === 'completed'
+      ? {
+          id: 'scope-change',
+          label: 'Scope change',
+          value: scopeChange === null ? '—' : `${scopeChange > 0 ? '+' : ''}${pts(scopeChange)}`,
+          hint: sprint.completedAt ? `Completed ${shortDate(sprint.completedAt)}` : undefined,
+        }
+      : {
+          id: 'days-left',
+          label: 'Days left',
+          value: left === null ? '—' : String(left),
+          hint:
+            scopeChange !== null && scopeChange !== 0
+              ? `Scope ${scopeChange > 0 ? '+' : ''}${pts(scopeChange)} since the start`
+              : `Ends ${shortDate(b.endDate)}`,
+        },
+  ];
+}
+
 export function BurndownBody({ sprint, burndown: b }: { sprint: SprintFull; burndown: Burndown }) {
   const last = lastMeasured(b);
   if (b.status === 'planning' || b.days.length === 0)
@@ -175,8 +221,6 @@ export function BurndownBody({ sprint, burndown: b }: { sprint: SprintFull; burn
         <p className="text-muted">{sprint.name} has not started: its burndown begins on the day it starts.</p>
       </div>
     );
-  const scopeChange = last?.scopePoints != null ? last.scopePoints - b.committedPoints : null;
-  const left = daysLeft(b.endDate);
   const data = b.days.map((d) => ({
     date: d.date,
     remaining: d.remainingPoints,
@@ -192,47 +236,7 @@ export function BurndownBody({ sprint, burndown: b }: { sprint: SprintFull; burn
     '. The data table below lists every day.';
   return (
     <div data-testid="burndown">
-      <Stats
-        items={[
-          {
-            id: 'committed',
-            label: 'Committed',
-            value: pts(b.committedPoints),
-            hint: plural(b.committedTickets, 'ticket'),
-          },
-          {
-            id: 'completed',
-            label: 'Completed',
-            value: pts(last?.completedPoints ?? 0),
-            hint:
-              last?.scopePoints && last.completedPoints !== null
-                ? `${Math.round((last.completedPoints / last.scopePoints) * 100)}% of the scope`
-                : undefined,
-          },
-          {
-            id: 'remaining',
-            label: 'Remaining',
-            value: pts(last?.remainingPoints ?? b.committedPoints),
-            hint: last?.remainingTickets != null ? plural(last.remainingTickets, 'open ticket') : undefined,
-          },
-          b.status === 'completed'
-            ? {
-                id: 'scope-change',
-                label: 'Scope change',
-                value: scopeChange === null ? '—' : `${scopeChange > 0 ? '+' : ''}${pts(scopeChange)}`,
-                hint: sprint.completedAt ? `Completed ${shortDate(sprint.completedAt)}` : undefined,
-              }
-            : {
-                id: 'days-left',
-                label: 'Days left',
-                value: left === null ? '—' : String(left),
-                hint:
-                  scopeChange !== null && scopeChange !== 0
-                    ? `Scope ${scopeChange > 0 ? '+' : ''}${pts(scopeChange)} since the start`
-                    : `Ends ${shortDate(b.endDate)}`,
-              },
-        ]}
-      />
+      <Stats items={burndownStats(sprint, b)} />
       <figure className="m-0">
         <div className="h-72" data-testid="burndown-chart">
           <ResponsiveContainer width="100%" height="100%">

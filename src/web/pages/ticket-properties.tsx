@@ -209,31 +209,8 @@ export function Properties({
         placeholder="e.g. 2h, 1d"
         onSave={(estimate) => save({ estimate })}
       />
-      <Prop label="Start date">
-        <input
-          aria-label="Start date"
-          type="date"
-          className={propInput}
-          value={ticket.startDate ?? ''}
-          onChange={(e) => {
-            // Only whole, real days (the API's rule): a half-typed date is not saved.
-            if (!e.target.value || isCalendarDate(e.target.value))
-              save({ startDate: e.target.value || null });
-          }}
-        />
-      </Prop>
-      <Prop label="Due date">
-        <input
-          aria-label="Due date"
-          type="date"
-          className={propInput}
-          value={ticket.dueDate ?? ''}
-          onChange={(e) => {
-            // Only whole, real days (the API's rule): a half-typed date is not saved.
-            if (!e.target.value || isCalendarDate(e.target.value)) save({ dueDate: e.target.value || null });
-          }}
-        />
-      </Prop>
+      <DateProp label="Start date" value={ticket.startDate} onSave={(startDate) => save({ startDate })} />
+      <DateProp label="Due date" value={ticket.dueDate} onSave={(dueDate) => save({ dueDate })} />
       <TextProp
         label="Environment"
         value={ticket.environment}
@@ -249,17 +226,49 @@ export function Properties({
       <Prop label="Watchers">
         <WatcherPicker members={members.data ?? []} ticket={ticket} save={save} />
       </Prop>
-      <div className="mt-3 flex flex-col gap-1 border-t border-line pt-3 text-[12px] text-faint">
-        {ticket.reporter && (
-          <span className="flex items-center gap-1.5">
-            Reported by <Avatar name={ticket.reporter.name} src={ticket.reporter.avatar} size={16} />{' '}
-            {ticket.reporter.name}
-          </span>
-        )}
-        <span title={fullTime(ticket.createdAt)}>Created {relativeTime(ticket.createdAt)}</span>
-        <span title={fullTime(ticket.updatedAt)}>Updated {relativeTime(ticket.updatedAt)}</span>
-        {ticket.isCarriedOver && <span>Carried over {ticket.carriedOverCount} time(s)</span>}
-      </div>
+      <TicketFacts ticket={ticket} />
+    </div>
+  );
+}
+
+/** A date field: only whole, real days (the API's rule) are saved, not a half-typed date. */
+function DateProp({
+  label,
+  value,
+  onSave,
+}: {
+  label: string;
+  value: string | null;
+  onSave: (date: string | null) => void;
+}) {
+  return (
+    <Prop label={label}>
+      <input
+        aria-label={label}
+        type="date"
+        className={propInput}
+        value={value ?? ''}
+        onChange={(e) => {
+          if (!e.target.value || isCalendarDate(e.target.value)) onSave(e.target.value || null);
+        }}
+      />
+    </Prop>
+  );
+}
+
+/** Who reported the ticket, when it was created and updated, and how often it was carried over. */
+function TicketFacts({ ticket }: { ticket: FullTicket }) {
+  return (
+    <div className="mt-3 flex flex-col gap-1 border-t border-line pt-3 text-[12px] text-faint">
+      {ticket.reporter && (
+        <span className="flex items-center gap-1.5">
+          Reported by <Avatar name={ticket.reporter.name} src={ticket.reporter.avatar} size={16} />{' '}
+          {ticket.reporter.name}
+        </span>
+      )}
+      <span title={fullTime(ticket.createdAt)}>Created {relativeTime(ticket.createdAt)}</span>
+      <span title={fullTime(ticket.updatedAt)}>Updated {relativeTime(ticket.updatedAt)}</span>
+      {ticket.isCarriedOver && <span>Carried over {ticket.carriedOverCount} time(s)</span>}
     </div>
   );
 }

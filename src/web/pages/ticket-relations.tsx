@@ -359,40 +359,11 @@ export function Attachments({
         ))}
       </ul>
       {uploads.map((u) => (
-        <div
+        <UploadProgress
           key={u.id}
-          className="mt-2 rounded-md border border-line bg-surface px-2 py-1.5"
-          data-testid="upload-progress"
-        >
-          <div className="flex items-center gap-2 text-[12px]">
-            <span className="min-w-0 flex-1 truncate">{u.name}</span>
-            {u.error ? (
-              <>
-                <span role="alert" className="text-danger">
-                  {u.error}
-                </span>
-                <button
-                  type="button"
-                  className="text-faint hover:text-fg"
-                  aria-label="Dismiss"
-                  onClick={() => setUploads((x) => x.filter((y) => y.id !== u.id))}
-                >
-                  ×
-                </button>
-              </>
-            ) : (
-              <span className="text-faint">{Math.round(u.progress * 100)}%</span>
-            )}
-          </div>
-          {!u.error && (
-            <progress
-              className="mt-1 h-1 w-full accent-[var(--accent)]"
-              value={Math.round(u.progress * 100)}
-              max={100}
-              aria-label={`Uploading ${u.name}`}
-            />
-          )}
-        </div>
+          upload={u}
+          dismiss={() => setUploads((x) => x.filter((y) => y.id !== u.id))}
+        />
       ))}
       {attachments.data?.length === 0 && uploads.length === 0 && (
         <button
@@ -415,5 +386,36 @@ export function Attachments({
         </Dialog>
       )}
     </section>
+  );
+}
+
+/** An upload under way: its progress, or what went wrong (dismissable). */
+function UploadProgress({ upload: u, dismiss }: { upload: Upload; dismiss: () => void }) {
+  return (
+    <div className="mt-2 rounded-md border border-line bg-surface px-2 py-1.5" data-testid="upload-progress">
+      <div className="flex items-center gap-2 text-[12px]">
+        <span className="min-w-0 flex-1 truncate">{u.name}</span>
+        {u.error ? (
+          <>
+            <span role="alert" className="text-danger">
+              {u.error}
+            </span>
+            <button type="button" className="text-faint hover:text-fg" aria-label="Dismiss" onClick={dismiss}>
+              ×
+            </button>
+          </>
+        ) : (
+          <span className="text-faint">{Math.round(u.progress * 100)}%</span>
+        )}
+      </div>
+      {!u.error && (
+        <progress
+          className="mt-1 h-1 w-full accent-[var(--accent)]"
+          value={Math.round(u.progress * 100)}
+          max={100}
+          aria-label={`Uploading ${u.name}`}
+        />
+      )}
+    </div>
   );
 }

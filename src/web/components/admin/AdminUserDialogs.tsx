@@ -174,7 +174,6 @@ export function ManageUserDialog({
   onClose: () => void;
 }) {
   const updateUser = useUpdateUser();
-  const deleteUser = useDeleteUser();
   const toast = useToast();
   const self = user.id === me.id;
   const [name, setName] = useState(user.name ?? '');
@@ -214,34 +213,10 @@ export function ManageUserDialog({
   return (
     <Dialog title={`Manage ${user.username}`} onClose={onClose}>
       <div className="flex flex-col gap-3">
-        <div className="flex items-center gap-3">
-          <Avatar name={user.name ?? user.username} src={user.avatar} size={40} />
-          <div className="min-w-0 flex-1">
-            <div className="truncate text-[14px] font-semibold">{user.name ?? user.username}</div>
-            <div className="text-[12px] text-faint">
-              @{user.username} · joined{' '}
-              <time dateTime={user.createdAt} title={fullTime(user.createdAt)}>
-                {relativeTime(user.createdAt)}
-              </time>
-            </div>
-          </div>
-        </div>
+        <UserHeader user={user} />
 
         <form onSubmit={saveDetails} className="grid gap-3 sm:grid-cols-2">
-          <Field label="Display name">
-            {(id) => <Input id={id} value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />}
-          </Field>
-          <Field label="E-mail">
-            {(id) => (
-              <Input
-                id={id}
-                type="email"
-                autoComplete="off"
-                value={email}
-                onChange={(e) => setEmail(e.target.value)}
-              />
-            )}
-          </Field>
+          <DetailsFields name={name} setName={setName} email={email} setEmail={setEmail} />
           <div className="flex items-center gap-2 sm:col-span-2">
             <span className="flex-1 text-[12px] text-faint">
               Usernames cannot change. People change their own password in their profile.
@@ -318,12 +293,91 @@ export function ManageUserDialog({
         </div>
       </div>
 
+      <PendingConfirmation
+        pending={pending}
+        close={() => setPending(null)}
+        user={user}
+        patch={patch}
+        closeManage={onClose}
+      />
+    </Dialog>
+  );
+}
+
+/** Who is managed: avatar, name, username and since when. */
+function UserHeader({ user }: { user: AdminUser }) {
+  return (
+    <div className="flex items-center gap-3">
+      <Avatar name={user.name ?? user.username} src={user.avatar} size={40} />
+      <div className="min-w-0 flex-1">
+        <div className="truncate text-[14px] font-semibold">{user.name ?? user.username}</div>
+        <div className="text-[12px] text-faint">
+          @{user.username} · joined{' '}
+          <time dateTime={user.createdAt} title={fullTime(user.createdAt)}>
+            {relativeTime(user.createdAt)}
+          </time>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** The managed user's display name and e-mail. */
+function DetailsFields({
+  name,
+  setName,
+  email,
+  setEmail,
+}: {
+  name: string;
+  setName: (v: string) => void;
+  email: string;
+  setEmail: (v: string) => void;
+}) {
+  return (
+    <>
+      <Field label="Display name">
+        {(id) => <Input id={id} value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />}
+      </Field>
+      <Field label="E-mail">
+        {(id) => (
+          <Input
+            id={id}
+            type="email"
+            autoComplete="off"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+        )}
+      </Field>
+    </>
+  );
+}
+
+/** The confirmation a pending change of the managed user asks for. */
+function PendingConfirmation({
+  pending,
+  close,
+  user,
+  patch,
+  closeManage,
+}: {
+  pending: Pending;
+  close: () => void;
+  user: AdminUser;
+  patch: (body: Partial<Pick<AdminUser, 'isSystemAdmin' | 'isActive'>>) => Promise<AdminUser>;
+  closeManage: () => void;
+}) {
+  const toast = useToast();
+  const deleteUser = useDeleteUser();
+  return (
+    <>
       {pending === 'grant' && (
         <ConfirmDialog
           title={`Make ${user.username} an administrator?`}
           confirmLabel="Make administrator"
           danger={false}
-          onClose={() => setPending(null)}
+          onClose={close}
           onConfirm={async () => {
             await patch({ isSystemAdmin: true });
             toast.show(`${user.username} is now an administrator`, 'success');
@@ -336,7 +390,7 @@ export function ManageUserDialog({
         <ConfirmDialog
           title="Give up your administrator rights?"
           confirmLabel="Remove my rights"
-          onClose={() => setPending(null)}
+          onClose={close}
           onConfirm={async () => {
             await patch({ isSystemAdmin: false });
           }}
@@ -348,7 +402,7 @@ export function ManageUserDialog({
         <ConfirmDialog
           title={`Disable ${user.username}?`}
           confirmLabel="Disable account"
-          onClose={() => setPending(null)}
+          onClose={close}
           onConfirm={async () => {
             await patch({ isActive: false });
             toast.show(`${user.username} is disabled`, 'success');
@@ -364,11 +418,11 @@ export function ManageUserDialog({
           confirmLabel="Delete user"
           busyLabel="Deleting…"
           password
-          onClose={() => setPending(null)}
+          onClose={close}
           onConfirm={async (confirmPassword) => {
             await deleteUser.mutateAsync({ userId: user.id, confirmPassword });
             toast.show(`Deleted ${user.username}`, 'success');
-            onClose();
+            closeManage();
           }}
         >
           This cannot be undone. Their profile, avatar, API key, memberships and watches are removed; their
@@ -376,6 +430,6 @@ export function ManageUserDialog({
           Projects they own pass to the next admin or member.
         </ConfirmDialog>
       )}
-    </Dialog>
+    </>
   );
 }

@@ -54,24 +54,8 @@ export function AdminUsers({ me }: { me: SessionUser }) {
       setSortOrder(id === 'createdAt' ? 'desc' : 'asc');
     }
   };
-  const header = (id: AdminUserQuery['sortBy'], label: string, className = '') => (
-    <th
-      scope="col"
-      className={`px-3 py-2 text-left font-medium ${className}`}
-      aria-sort={sortBy === id ? (sortOrder === 'asc' ? 'ascending' : 'descending') : 'none'}
-    >
-      <button
-        type="button"
-        onClick={() => sortOn(id)}
-        className="inline-flex items-center gap-1 rounded hover:text-fg"
-        aria-label={`Sort by ${label.toLowerCase()}`}
-      >
-        {label}
-        <span aria-hidden="true" className="w-3 text-[10px]">
-          {sortBy === id ? (sortOrder === 'asc' ? '▲' : '▼') : ''}
-        </span>
-      </button>
-    </th>
+  const header = (id: AdminUserQuery['sortBy'], label: string) => (
+    <SortHeader id={id} label={label} sortBy={sortBy} sortOrder={sortOrder} onSort={sortOn} />
   );
 
   return (
@@ -86,45 +70,18 @@ export function AdminUsers({ me }: { me: SessionUser }) {
             onChange={(e) => setSearch(e.target.value)}
           />
         </div>
-        <Select
-          aria-label="Status"
-          className="w-auto"
-          value={status}
-          onChange={(e) => setStatus(e.target.value as AdminUserQuery['status'])}
-        >
-          <option value="">Any status</option>
-          <option value="active">Active</option>
-          <option value="disabled">Disabled</option>
-        </Select>
-        <Select
-          aria-label="Role"
-          className="w-auto"
-          value={role}
-          onChange={(e) => setRole(e.target.value as AdminUserQuery['role'])}
-        >
-          <option value="">Any role</option>
-          <option value="admin">Administrators</option>
-          <option value="user">Users</option>
-        </Select>
-        <Select
-          aria-label="Sort by"
-          className="w-auto"
-          value={`${sortBy}:${sortOrder}`}
-          onChange={(e) => {
-            const [by, order] = e.target.value.split(':');
-            setSortBy(by as AdminUserQuery['sortBy']);
-            setSortOrder(order as AdminUserQuery['sortOrder']);
+        <UserFilters
+          status={status}
+          setStatus={setStatus}
+          role={role}
+          setRole={setRole}
+          sortBy={sortBy}
+          sortOrder={sortOrder}
+          setSort={(by, order) => {
+            setSortBy(by);
+            setSortOrder(order);
           }}
-        >
-          <option value="username:asc">Username A–Z</option>
-          <option value="username:desc">Username Z–A</option>
-          <option value="name:asc">Name A–Z</option>
-          <option value="name:desc">Name Z–A</option>
-          <option value="email:asc">E-mail A–Z</option>
-          <option value="email:desc">E-mail Z–A</option>
-          <option value="createdAt:desc">Newest first</option>
-          <option value="createdAt:asc">Oldest first</option>
-        </Select>
+        />
         <span className="flex-1" />
         <span className="text-muted" data-testid="user-count" aria-live="polite">
           {users.data ? `${list.length} ${list.length === 1 ? 'user' : 'users'}` : ''}
@@ -183,48 +140,7 @@ export function AdminUsers({ me }: { me: SessionUser }) {
             </thead>
             <tbody className={users.isPlaceholderData ? 'opacity-60' : ''}>
               {list.map((u) => (
-                <tr
-                  key={u.id}
-                  data-testid="user-row"
-                  data-username={u.username}
-                  className="border-b border-line last:border-b-0 hover:bg-hover/50"
-                >
-                  <td className="px-3 py-2">
-                    <div className="flex min-w-0 items-center gap-2">
-                      <Avatar name={u.name ?? u.username} src={u.avatar} size={24} />
-                      <div className="min-w-0">
-                        <div className="truncate font-medium text-fg">
-                          {u.name ?? u.username}
-                          {u.id === me.id && <span className="ml-1 font-normal text-faint">(you)</span>}
-                        </div>
-                        <div className="truncate text-[12px] text-faint">@{u.username}</div>
-                      </div>
-                    </div>
-                  </td>
-                  <td className="max-w-[16rem] truncate px-3 py-2 text-muted">
-                    {u.email ?? <span className="text-faint">—</span>}
-                  </td>
-                  <td className="px-3 py-2">
-                    {u.isSystemAdmin ? <Badge tone="accent">Administrator</Badge> : <Badge>User</Badge>}
-                  </td>
-                  <td className="px-3 py-2">
-                    {u.isActive ? (
-                      <Badge tone="success">Active</Badge>
-                    ) : (
-                      <Badge tone="danger">Disabled</Badge>
-                    )}
-                  </td>
-                  <td className="px-3 py-2 whitespace-nowrap text-muted">
-                    <time dateTime={u.createdAt} title={fullTime(u.createdAt)}>
-                      {relativeTime(u.createdAt)}
-                    </time>
-                  </td>
-                  <td className="px-3 py-2 text-right">
-                    <Button size="sm" aria-label={`Manage ${u.username}`} onClick={() => setManaging(u)}>
-                      Manage
-                    </Button>
-                  </td>
-                </tr>
+                <UserRow key={u.id} user={u} me={me} onManage={() => setManaging(u)} />
               ))}
             </tbody>
           </table>
@@ -245,6 +161,146 @@ export function AdminUsers({ me }: { me: SessionUser }) {
         />
       )}
     </div>
+  );
+}
+
+/** The status and role filters and the sort of the user list. */
+function UserFilters({
+  status,
+  setStatus,
+  role,
+  setRole,
+  sortBy,
+  sortOrder,
+  setSort,
+}: {
+  status: AdminUserQuery['status'];
+  setStatus: (s: AdminUserQuery['status']) => void;
+  role: AdminUserQuery['role'];
+  setRole: (r: AdminUserQuery['role']) => void;
+  sortBy: AdminUserQuery['sortBy'];
+  sortOrder: AdminUserQuery['sortOrder'];
+  setSort: (by: AdminUserQuery['sortBy'], order: AdminUserQuery['sortOrder']) => void;
+}) {
+  return (
+    <>
+      <Select
+        aria-label="Status"
+        className="w-auto"
+        value={status}
+        onChange={(e) => setStatus(e.target.value as AdminUserQuery['status'])}
+      >
+        <option value="">Any status</option>
+        <option value="active">Active</option>
+        <option value="disabled">Disabled</option>
+      </Select>
+      <Select
+        aria-label="Role"
+        className="w-auto"
+        value={role}
+        onChange={(e) => setRole(e.target.value as AdminUserQuery['role'])}
+      >
+        <option value="">Any role</option>
+        <option value="admin">Administrators</option>
+        <option value="user">Users</option>
+      </Select>
+      <Select
+        aria-label="Sort by"
+        className="w-auto"
+        value={`${sortBy}:${sortOrder}`}
+        onChange={(e) => {
+          const [by, order] = e.target.value.split(':');
+          setSort(by as AdminUserQuery['sortBy'], order as AdminUserQuery['sortOrder']);
+        }}
+      >
+        <option value="username:asc">Username A–Z</option>
+        <option value="username:desc">Username Z–A</option>
+        <option value="name:asc">Name A–Z</option>
+        <option value="name:desc">Name Z–A</option>
+        <option value="email:asc">E-mail A–Z</option>
+        <option value="email:desc">E-mail Z–A</option>
+        <option value="createdAt:desc">Newest first</option>
+        <option value="createdAt:asc">Oldest first</option>
+      </Select>
+    </>
+  );
+}
+
+/** A column heading that sorts the list by it (again: the other way round). */
+function SortHeader({
+  id,
+  label,
+  sortBy,
+  sortOrder,
+  onSort,
+}: {
+  id: AdminUserQuery['sortBy'];
+  label: string;
+  sortBy: AdminUserQuery['sortBy'];
+  sortOrder: AdminUserQuery['sortOrder'];
+  onSort: (id: AdminUserQuery['sortBy']) => void;
+}) {
+  return (
+    <th
+      scope="col"
+      className="px-3 py-2 text-left font-medium"
+      aria-sort={sortBy === id ? (sortOrder === 'asc' ? 'ascending' : 'descending') : 'none'}
+    >
+      <button
+        type="button"
+        onClick={() => onSort(id)}
+        className="inline-flex items-center gap-1 rounded hover:text-fg"
+        aria-label={`Sort by ${label.toLowerCase()}`}
+      >
+        {label}
+        <span aria-hidden="true" className="w-3 text-[10px]">
+          {sortBy === id ? (sortOrder === 'asc' ? '▲' : '▼') : ''}
+        </span>
+      </button>
+    </th>
+  );
+}
+
+/** A user in the list: who, e-mail, role, status, since when, and Manage. */
+function UserRow({ user: u, me, onManage }: { user: AdminUser; me: SessionUser; onManage: () => void }) {
+  return (
+    <tr
+      data-testid="user-row"
+      data-username={u.username}
+      className="border-b border-line last:border-b-0 hover:bg-hover/50"
+    >
+      <td className="px-3 py-2">
+        <div className="flex min-w-0 items-center gap-2">
+          <Avatar name={u.name ?? u.username} src={u.avatar} size={24} />
+          <div className="min-w-0">
+            <div className="truncate font-medium text-fg">
+              {u.name ?? u.username}
+              {u.id === me.id && <span className="ml-1 font-normal text-faint">(you)</span>}
+            </div>
+            <div className="truncate text-[12px] text-faint">@{u.username}</div>
+          </div>
+        </div>
+      </td>
+      <td className="max-w-[16rem] truncate px-3 py-2 text-muted">
+        {u.email ?? <span className="text-faint">—</span>}
+      </td>
+      <td className="px-3 py-2">
+        {u.isSystemAdmin ? <Badge tone="accent">Administrator</Badge> : <Badge>User</Badge>}
+      </td>
+      <td className="px-3 py-2">
+        {u.isActive ? <Badge tone="success">Active</Badge> : <Badge tone="danger">Disabled</Badge>}
+      </td>
+      <td className="px-3 py-2 whitespace-nowrap text-muted">
+        <time dateTime={u.createdAt} title={fullTime(u.createdAt)}>
+          {relativeTime(u.createdAt)}
+        </time>
+      </td>
+      <td className="px-3 py-2 text-right">
+        <Button size="sm" aria-label={`Manage ${u.username}`} onClick={onManage}>
+          Manage
+        </Button>
+      </td>
+    </tr>
   );
 }
 

@@ -2,7 +2,7 @@
  * Edits many tickets at once through the bulk update endpoint (all or nothing). Each field starts at
  * "No change"; labels can be added, removed or replaced.
  */
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, type ReactNode, useState } from 'react';
 import { errorText } from '../../api/client';
 import type { BulkUpdates, SprintActions } from '../../api/sprints';
 import type { SprintFull } from '../../api/types';
@@ -73,18 +73,7 @@ export function BulkEditDialog({
         await actions.bulkUpdate(ids, { ...updates, labelIds: chosen }, done);
       } else {
         // Adding or removing gives each ticket its own label set: one bulk update per resulting set.
-        const groups = new Map<string, { labelIds: string[]; ids: string[] }>();
-        for (const t of tickets) {
-          const current = labelIdsOf(t);
-          const next =
-            labelMode === 'add'
-              ? [...new Set([...current, ...chosen])]
-              : current.filter((id) => !chosen.includes(id));
-          const key = [...next].sort().join(',');
-          const g = groups.get(key) ?? { labelIds: next, ids: [] };
-          g.ids.push(t.id);
-          groups.set(key, g);
-        }
+        const groups = labelGroups(tickets, labelMode, chosen);
         for (const g of groups.values())
           await actions.bulkUpdate(g.ids, { ...updates, labelIds: g.labelIds }, false);
         toast.show(done, 'success');
@@ -103,113 +92,56 @@ export function BulkEditDialog({
       <form onSubmit={submit} className="flex flex-col gap-3">
         <p className="text-muted">Fields left at “No change” keep each ticket's own value.</p>
         <div className="grid grid-cols-2 gap-3">
-          <Field label="Column">
-            {(id) => (
-              <Select id={id} value={column} onChange={(e) => setColumn(e.target.value)}>
-                <option value="">No change</option>
-                {columns.map((c) => (
-                  <option key={c.id} value={c.id}>
-                    {c.name}
-                  </option>
-                ))}
-              </Select>
-            )}
-          </Field>
-          <Field label="Sprint">
-            {(id) => (
-              <Select id={id} value={sprint} onChange={(e) => setSprint(e.target.value)}>
-                <option value="">No change</option>
-                <option value="backlog">Backlog (no sprint)</option>
-                {open.map((s) => (
-                  <option key={s.id} value={s.id}>
-                    {s.name}
-                    {s.status === 'active' ? ' (active)' : ''}
-                  </option>
-                ))}
-              </Select>
-            )}
-          </Field>
-          <Field label="Assignee">
-            {(id) => (
-              <Select id={id} value={assignee} onChange={(e) => setAssignee(e.target.value)}>
-                <option value="">No change</option>
-                <option value="none">Unassigned</option>
-                {members.map((m) => (
-                  <option key={m.userId} value={m.userId}>
-                    {m.user.name ?? m.user.username}
-                  </option>
-                ))}
-              </Select>
-            )}
-          </Field>
-          <Field label="Priority">
-            {(id) => (
-              <Select id={id} value={priority} onChange={(e) => setPriority(e.target.value)}>
-                <option value="">No change</option>
-                {PRIORITIES.map((p) => (
-                  <option key={p}>{p}</option>
-                ))}
-              </Select>
-            )}
-          </Field>
-          <Field label="Type">
-            {(id) => (
-              <Select id={id} value={type} onChange={(e) => setType(e.target.value)}>
-                <option value="">No change</option>
-                {TICKET_TYPES.map((t) => (
-                  <option key={t}>{t}</option>
-                ))}
-              </Select>
-            )}
-          </Field>
-          <Field label="Story points">
-            {(id) => (
-              <Select id={id} value={points} onChange={(e) => setPoints(e.target.value)}>
-                <option value="">No change</option>
-                <option value="none">None</option>
-                {POINTS.map((p) => (
-                  <option key={p} value={p}>
-                    {p}
-                  </option>
-                ))}
-              </Select>
-            )}
-          </Field>
-        </div>
-        <fieldset className="flex flex-col gap-2">
-          <legend className="mb-1 text-[12px] font-medium text-muted">Labels</legend>
-          <Select
-            aria-label="Label change"
-            className="w-56"
-            value={labelMode}
-            onChange={(e) => setLabelMode(e.target.value as LabelMode)}
-          >
-            <option value="keep">No change</option>
-            <option value="add">Add the chosen labels</option>
-            <option value="remove">Remove the chosen labels</option>
-            <option value="replace">Replace with the chosen labels</option>
-          </Select>
-          {labelMode !== 'keep' &&
-            (labels.length === 0 ? (
-              <p className="text-[12px] text-faint">This project has no labels yet.</p>
-            ) : (
-              <div className="flex flex-wrap gap-x-4 gap-y-1.5">
-                {labels.map((l) => (
-                  <label key={l.id} className="flex items-center gap-1.5">
-                    <input
-                      type="checkbox"
-                      checked={chosen.includes(l.id)}
-                      onChange={(e) =>
-                        setChosen((c) => (e.target.checked ? [...c, l.id] : c.filter((x) => x !== l.id)))
-                      }
-                    />
-                    <ColorDot color={l.color} size={8} />
-                    {l.name}
-                  </label>
-                ))}
-              </div>
+          <ChangeField label="Column" value={column} onChange={setColumn}>
+            {columns.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name}
+              </option>
             ))}
-        </fieldset>
+          </ChangeField>
+          <ChangeField label="Sprint" value={sprint} onChange={setSprint}>
+            <option value="backlog">Backlog (no sprint)</option>
+            {open.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name}
+                {s.status === 'active' ? ' (active)' : ''}
+              </option>
+            ))}
+          </ChangeField>
+          <ChangeField label="Assignee" value={assignee} onChange={setAssignee}>
+            <option value="none">Unassigned</option>
+            {members.map((m) => (
+              <option key={m.userId} value={m.userId}>
+                {m.user.name ?? m.user.username}
+              </option>
+            ))}
+          </ChangeField>
+          <ChangeField label="Priority" value={priority} onChange={setPriority}>
+            {PRIORITIES.map((p) => (
+              <option key={p}>{p}</option>
+            ))}
+          </ChangeField>
+          <ChangeField label="Type" value={type} onChange={setType}>
+            {TICKET_TYPES.map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </ChangeField>
+          <ChangeField label="Story points" value={points} onChange={setPoints}>
+            <option value="none">None</option>
+            {POINTS.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </ChangeField>
+        </div>
+        <LabelChange
+          labels={labels}
+          mode={labelMode}
+          setMode={setLabelMode}
+          chosen={chosen}
+          setChosen={setChosen}
+        />
         <FormError error={error} />
         <div className="flex justify-end gap-2">
           <Button onClick={onClose}>Cancel</Button>
@@ -219,5 +151,96 @@ export function BulkEditDialog({
         </div>
       </form>
     </Dialog>
+  );
+}
+
+/** Each ticket's label set after adding or removing the chosen labels, grouped by the resulting set. */
+function labelGroups(tickets: Ticket[], mode: 'add' | 'remove', chosen: string[]) {
+  const groups = new Map<string, { labelIds: string[]; ids: string[] }>();
+  for (const t of tickets) {
+    const current = labelIdsOf(t);
+    const next =
+      mode === 'add' ? [...new Set([...current, ...chosen])] : current.filter((id) => !chosen.includes(id));
+    const key = [...next].sort().join(',');
+    const g = groups.get(key) ?? { labelIds: next, ids: [] };
+    g.ids.push(t.id);
+    groups.set(key, g);
+  }
+  return groups;
+}
+
+/** A field that starts at "No change". */
+function ChangeField({
+  label,
+  value,
+  onChange,
+  children,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  children: ReactNode;
+}) {
+  return (
+    <Field label={label}>
+      {(id) => (
+        <Select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+          <option value="">No change</option>
+          {children}
+        </Select>
+      )}
+    </Field>
+  );
+}
+
+/** How the labels change (keep, add, remove, replace) and which labels. */
+function LabelChange({
+  labels,
+  mode,
+  setMode,
+  chosen,
+  setChosen,
+}: {
+  labels: Label[];
+  mode: LabelMode;
+  setMode: (mode: LabelMode) => void;
+  chosen: string[];
+  setChosen: (update: (c: string[]) => string[]) => void;
+}) {
+  return (
+    <fieldset className="flex flex-col gap-2">
+      <legend className="mb-1 text-[12px] font-medium text-muted">Labels</legend>
+      <Select
+        aria-label="Label change"
+        className="w-56"
+        value={mode}
+        onChange={(e) => setMode(e.target.value as LabelMode)}
+      >
+        <option value="keep">No change</option>
+        <option value="add">Add the chosen labels</option>
+        <option value="remove">Remove the chosen labels</option>
+        <option value="replace">Replace with the chosen labels</option>
+      </Select>
+      {mode !== 'keep' &&
+        (labels.length === 0 ? (
+          <p className="text-[12px] text-faint">This project has no labels yet.</p>
+        ) : (
+          <div className="flex flex-wrap gap-x-4 gap-y-1.5">
+            {labels.map((l) => (
+              <label key={l.id} className="flex items-center gap-1.5">
+                <input
+                  type="checkbox"
+                  checked={chosen.includes(l.id)}
+                  onChange={(e) =>
+                    setChosen((c) => (e.target.checked ? [...c, l.id] : c.filter((x) => x !== l.id)))
+                  }
+                />
+                <ColorDot color={l.color} size={8} />
+                {l.name}
+              </label>
+            ))}
+          </div>
+        ))}
+    </fieldset>
   );
 }
