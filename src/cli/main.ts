@@ -1,6 +1,6 @@
 import '../heap.js';
 import { parseArgs as parseNodeArgs } from 'node:util';
-import 'dotenv/config';
+import '../env-file.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';

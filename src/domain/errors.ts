@@ -48,9 +48,3 @@ export function isForeignKeyViolation(err: unknown): boolean {
   const code = codeOf(err);
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
-
-/** Name of the violated constraint or index, when the database tells it. */
-export function constraintName(err: unknown): string {
-  const e = err as { constraint?: string; message?: string } | null;
-  return e?.constraint ?? e?.message ?? '';
-}

@@ -15,7 +15,7 @@ import { ERR } from '../shared/errors.js';
 import { audit } from './audit.js';
 import { createSession, endAllSessions, requirePassword } from './auth.js';
 import { type Ctx, type Emit, type Services, type Tx, transact } from './context.js';
-import { badRequest, forbidden, isUniqueViolation, notFound } from './errors.js';
+import { badRequest, isUniqueViolation, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
 import { hashPassword } from './passwords.js';
 import { presentAdminUser, presentMe, presentUserSummary } from './presenters/users.js';
@@ -440,9 +440,4 @@ export async function adminDeleteUser(ctx: Ctx, adminId: string, userId: string,
   await deleteUserAndFiles(ctx, userId, 'admin.user_deleted');
   ctx.log.info({ admin: adminId, user: userId }, 'admin deleted a user');
   return { success: true as const };
-}
-
-/** A guard for routes that need a system administrator. */
-export function assertSystemAdmin(ctx: Ctx) {
-  if (!ctx.actor?.isSystemAdmin) throw forbidden(ERR.adminRequired);
 }

@@ -1,4 +1,4 @@
-import 'dotenv/config';
+import '../env-file.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { startIdleCompaction } from '../heap.js';
 import { buildApp } from './app.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { idParam, isoDate, paging, personOut, text } from './common.js';
-import { LINK_TYPES, PRIORITIES, type Priority, TICKET_TYPES, type TicketType } from './enums.js';
+import { LINK_TYPES, PRIORITIES, TICKET_TYPES } from './enums.js';
 import { LIMITS } from './limits.js';
 import { labelOut } from './projects.js';
 import { QUERY_MAX_LENGTH } from './search-query.js';
@@ -28,12 +28,6 @@ function caseless<T extends string>(values: readonly T[]) {
 export const ticketType = caseless(TICKET_TYPES);
 export const ticketPriority = caseless(PRIORITIES);
 export const linkType = caseless(LINK_TYPES);
-
-/** Canonical spelling of a type or priority, or null when unknown (for the tool server and imports). */
-export const canonicalType = (v: string): TicketType | null =>
-  TICKET_TYPES.find((t) => t.toLowerCase() === v.toLowerCase()) ?? null;
-export const canonicalPriority = (v: string): Priority | null =>
-  PRIORITIES.find((t) => t.toLowerCase() === v.toLowerCase()) ?? null;
 
 export const storyPoints = z
   .number()

@@ -388,12 +388,6 @@ export function countText(shown: number, total: number, noun: string) {
   return shown < total ? `${shown} of ${total} ${n} (list cut; raise limit for more):` : `${total} ${n}:`;
 }
 
-export const listOut = (item: z.ZodType, name: string) => ({
-  [name]: z.array(item),
-  total: z.number(),
-  truncated: z.boolean(),
-});
-
 // --- Shared parameters -------------------------------------------------------------------------
 
 /** Key parameters: the names say what they are (the server's instructions give the key forms). */
