@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { TABLES, type TableScopes } from './tables.js';
 
 /**
  * What a write changed, as the read cache needs to know it (decision 047): every write statement
@@ -7,7 +8,7 @@ import { type Kysely, sql } from 'kysely';
  *
  * - `project:<id>`: anything of one project (its tickets, columns, labels, sprints, comments…).
  *   A write to a project's table counts for a project only when its transaction said which one
- *   (`touchProjects`); otherwise it counts as a change of everything.
+ *   (`nameProjects`); otherwise it counts as a change of everything.
  * - `access:<id>`: the project's row and its members (who may read it): only when said, as above.
  * - `projects` (the project directory: keys and existence), `users`, `auth` (sessions, API keys),
  *   `settings` (system settings): written tables say so themselves.
@@ -15,7 +16,8 @@ import { type Kysely, sql } from 'kysely';
  *   project, or a change another process made that cannot be told more precisely.
  *
  * So a careless writer empties more of the cache, never less: the classification is by the SQL
- * that actually runs, and the table list below is checked against the schema by a test.
+ * that actually runs, and the table registry (src/db/tables.ts) is checked against the schema by
+ * test/table-registry.test.ts.
  */
 
 /** Every scope at once. */
@@ -23,62 +25,14 @@ export const ALL = '*';
 /** Any `project:` scope (a cached value that shows several projects' tickets). */
 export const ANY_PROJECT = 'project:*';
 
-type TableClass = 'project' | 'project-access' | readonly string[];
-
 /**
- * Each table of the schema and what writing it changes for cached reads. A table missing here
- * changes everything (and fails test/read-cache-scopes.test.ts, which lists the schema's tables).
+ * Each table of the schema and what writing it changes for cached reads, from the one table
+ * registry (src/db/tables.ts); Kysely's migration bookkeeping changes everything. A table missing
+ * here changes everything, and fails the type-check and test/table-registry.test.ts (which reads
+ * each database's own table list).
  */
-export const TABLE_SCOPES: Record<string, TableClass> = {
-  // A project's own rows: the project named by the transaction.
-  tickets: 'project',
-  columns: 'project',
-  labels: 'project',
-  ticket_labels: 'project',
-  ticket_watchers: 'project',
-  ticket_links: 'project',
-  comments: 'project',
-  attachments: 'project',
-  ticket_history: 'project',
-  sprints: 'project',
-  sprint_settings: 'project',
-  sprint_ticket_history: 'project',
-  ticket_templates: 'project',
-  // Who may read a project, and its key: the project's access answers too.
-  projects: 'project-access',
-  project_members: 'project-access',
-  // Shared by every project's answers.
-  users: ['users'],
-  sessions: ['auth'],
-  api_keys: ['auth'],
-  oauth_grants: ['auth'],
-  oauth_tokens: ['auth'],
-  oauth_clients: [],
-  // Where imported tickets came from: no cached answer shows it.
-  import_sources: [],
-  // The webhook outbox: no cached answer shows it.
-  webhooks: [],
-  webhook_deliveries: [],
-  password_resets: [],
-  oidc_logins: [],
-  // A provider account linked to a user: no cached answer shows it.
-  oidc_identities: [],
-  oauth_codes: [],
-  system_settings: ['settings'],
-  // Read by no cached answer.
-  events: [],
-  audit_log: [],
-  notifications: [],
-  notification_settings: [],
-  mail_outbox: [],
-  signing_keys: [],
-  saved_views: [],
-  uploads: [],
-  cache_changes: [],
-  // The trash (decision 048): read by no cached answer; a restore writes `tickets`, which says so.
-  trashed_tickets: [],
-  trashed_files: [],
-  rate_limits: [],
+export const TABLE_SCOPES: Readonly<Record<string, TableScopes>> = {
+  ...Object.fromEntries(Object.entries(TABLES).map(([name, t]) => [name, t.scopes])),
   kysely_migration: [ALL],
   kysely_migration_lock: [ALL],
 };

@@ -369,6 +369,7 @@ export interface ImportSourcesTable {
   created_at: string;
 }
 
+/** Every table Kysely reads and writes; each is registered once in src/db/tables.ts. */
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -462,7 +463,7 @@ export interface TrashedFilesTable {
   trash_id: string;
 }
 
-/** The read cache's change log (migration 076, decision 047): PostgreSQL only, kept ten minutes. */
+/** The read cache's change log (migration 076, decision 047): written on PostgreSQL only, kept ten minutes. */
 export interface CacheChangesTable {
   id: Generated<number>;
   origin: string;
@@ -484,48 +485,6 @@ export interface AuditLogTable {
   /** JSON object text, or null. */
   details: string | null;
 }
-
-/** Tables in dependency order (parents first): used by backup, restore and wipe. */
-export const TABLES_IN_ORDER = [
-  'users',
-  'sessions',
-  'api_keys',
-  'system_settings',
-  'projects',
-  'columns',
-  'project_members',
-  'labels',
-  'sprints',
-  'sprint_settings',
-  'tickets',
-  'ticket_labels',
-  'ticket_watchers',
-  'ticket_links',
-  'comments',
-  'attachments',
-  'uploads',
-  'ticket_history',
-  'sprint_ticket_history',
-  'events',
-  'audit_log',
-  'notifications',
-  'notification_settings',
-  'mail_outbox',
-  'signing_keys',
-  'saved_views',
-  'cache_changes',
-  'oauth_clients',
-  'oauth_grants',
-  'oauth_codes',
-  'oauth_tokens',
-  'password_resets',
-  'oidc_identities',
-  'oidc_logins',
-  'webhooks',
-  'webhook_deliveries',
-  'import_sources',
-  'ticket_templates',
-] as const satisfies readonly (keyof Database)[];
 
 /** A fixed-window rate-limit counter (migration 063), shared by every instance on the database. */
 export interface RateLimitsTable {

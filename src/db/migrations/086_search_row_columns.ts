@@ -11,7 +11,7 @@ import { type Kysely, sql } from 'kysely';
  *
  * Kept in step by triggers like the rest of the index (migration 040), inside the writing
  * transaction: a ticket's insert writes the copy, an update of any copied column rewrites it, a
- * delete removes the row. Derived data: not in backups (backup/format.ts isDerivedTable); a
+ * delete removes the row. Derived data: not in backups (the table registry, src/db/tables.ts); a
  * restore's inserts fill it.
  */
 export const SEARCH_ROW_COLUMNS = [

@@ -11,7 +11,7 @@ import { type Kysely, sql } from 'kysely';
  * Kept in step by triggers, inside the writing transaction, like the rest of the index: a label
  * put on a ticket adds its row, one taken off removes it, and a ticket's deletion removes its rows
  * before the ticket goes (the search row they name goes with the ticket). Derived data: not in
- * backups (backup/format.ts isDerivedTable); a restore's inserts fill it. PostgreSQL: nothing (its
+ * backups (the table registry, src/db/tables.ts); a restore's inserts fill it. PostgreSQL: nothing (its
  * search row is read by heap position from the full-text and btree bitmaps, decision 038).
  */
 export async function up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promise<void> {

@@ -16,7 +16,7 @@ import { type Kysely, sql } from 'kysely';
  * - A ticket whose column changes (a move, a bulk move, a column's deletion) changes both rows, the
  *   lower column id first, so that two moves in opposite directions lock the rows in one order.
  * - A deleted column's row goes with it (cascade). Derived data: not in backups
- *   (backup/format.ts isDerivedTable); a restore's inserts fill it.
+ *   (the table registry, src/db/tables.ts); a restore's inserts fill it.
  *
  * SQLite keeps no such table: its count reads the index alone, with nothing else to check, and its
  * writes run one at a time anyway.

@@ -28,7 +28,7 @@ import { type Kysely, sql } from 'kysely';
  *   from its tickets once it is done (`docket_rank_blocks_rebuild`): 10 s for 10,000 tickets with a
  *   count per row, well under one without.
  * - A deleted column's blocks go with it (cascade). Derived data: not in backups
- *   (backup/format.ts isDerivedTable); a restore's inserts fill them.
+ *   (the table registry, src/db/tables.ts); a restore's inserts fill them.
  *
  * SQLite keeps no blocks: its index walk reads the index alone, and its moves meet their aim.
  */

@@ -15,7 +15,7 @@ import { type Kysely, sql } from 'kysely';
  * - a ticket whose column changes (a move to another column, a bulk move, a column's deletion)
  *   changes its rows' column. A move within its column changes nothing here (the trigger's `when`).
  *
- * Derived data: not in backups (backup/format.ts isDerivedTable); a restore's inserts fill it.
+ * Derived data: not in backups (the table registry, src/db/tables.ts); a restore's inserts fill it.
  * SQLite: nothing (its labels by search row, migration 087, serve its counts).
  */
 export async function up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promise<void> {

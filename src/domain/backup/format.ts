@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isValidRank, rankForIndex } from '../../db/ranks.js';
-import type { Database } from '../../db/types.js';
+import { type BackedUpTable, TABLES, type TableName } from '../../db/tables.js';
 import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage.js';
 
 /**
@@ -21,81 +21,20 @@ import { FILE_KINDS, type FileKind, isSafeStoredName } from '../../files/storage
  * sessions); links to single sign-on accounts are (docs/decisions/043-sso-and-password-reset.md).
  * Nor are webhooks and their deliveries: a restored copy must not start posting to the receivers
  * of the instance it was copied from (docs/decisions/040-webhooks.md).
+ * Nor is derived data: the full-text index and PostgreSQL's column counts, rank blocks and label
+ * columns, which the database's triggers rebuild as a restore inserts the tickets.
+ * Which tables a backup holds is said once, in the table registry (src/db/tables.ts).
  */
 export const BACKUP_FORMAT = 'docket-backup';
 export const BACKUP_VERSION = 2;
 
-export type BackupTable = Exclude<
-  keyof Database,
-  | 'sessions'
-  | 'events'
-  | 'audit_log'
-  | 'mail_outbox'
-  | 'signing_keys'
-  // Short-lived counters (docs/decisions/042-several-instances.md): a restore starts them afresh.
-  | 'rate_limits'
-  // This database's recent writes, for the instances serving it (decision 047).
-  | 'cache_changes'
-  | 'oauth_clients'
-  | 'oauth_grants'
-  | 'oauth_codes'
-  | 'oauth_tokens'
-  // Short-lived secrets, like sessions (decision 043).
-  | 'password_resets'
-  | 'oidc_logins'
-  // A restored copy must not post to the original's receivers (decision 040).
-  | 'webhooks'
-  | 'webhook_deliveries'
-  // Derived from the tickets by triggers (migrations 089, 090 and 091, PostgreSQL only; isDerivedTable).
-  | 'column_ticket_counts'
-  | 'column_rank_blocks'
-  | 'column_rank_blocks_unsettled'
-  | 'ticket_label_columns'
->;
+/** The tables in a backup: those the table registry marks `backup` (src/db/tables.ts). */
+export type BackupTable = BackedUpTable;
 
-/** The tables in a backup, parents first (the insert order; deletes run in reverse). */
-export const BACKUP_TABLES = [
-  'users',
-  'api_keys',
-  'system_settings',
-  'projects',
-  'columns',
-  'project_members',
-  'labels',
-  'sprints',
-  'sprint_settings',
-  'tickets',
-  'ticket_labels',
-  'ticket_watchers',
-  'ticket_links',
-  'comments',
-  'attachments',
-  'uploads',
-  'ticket_history',
-  'sprint_ticket_history',
-  'notifications',
-  'notification_settings',
-  'saved_views',
-  'oidc_identities',
-  'import_sources',
-  'ticket_templates',
-  // The trash (decision 048): deleted tickets kept 30 days, with their files.
-  'trashed_tickets',
-  'trashed_files',
-] as const satisfies readonly BackupTable[];
-
-/**
- * Tables a backup leaves out: the full-text index of tickets (migration 040) is derived from
- * tickets and comments, and the database's triggers rebuild it as a restore inserts them.
- */
-export const isDerivedTable = (name: string) =>
-  name === 'ticket_search' ||
-  name === 'ticket_search_ids' ||
-  name === 'ticket_search_labels' ||
-  name === 'column_ticket_counts' ||
-  name === 'ticket_label_columns' ||
-  name.startsWith('column_rank_blocks') ||
-  name.startsWith('ticket_fts');
+/** The tables in a backup, parents first (the registry's order: the insert order; deletes run in reverse). */
+export const BACKUP_TABLES: readonly BackupTable[] = (Object.keys(TABLES) as TableName[]).filter(
+  (t): t is BackupTable => TABLES[t].backup,
+);
 
 const id = z.string().min(1).max(200);
 const text = (max = 1_000_000) => z.string().max(max);
