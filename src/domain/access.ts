@@ -111,6 +111,13 @@ export async function projectAccess(
   return { project, role, memberRole, actor };
 }
 
+/**
+ * The caller's access to a project, read outside any transaction: for a front door that checks it
+ * before work of its own (an event stream opening, a file being received).
+ */
+export const requireProjectAccess = (ctx: Ctx, ref: string, need: Role = 'member'): Promise<ProjectAccess> =>
+  projectAccess(ctx, ctx.db.kysely, ref, need);
+
 export { parseTicketKey };
 
 /** A ticket of the project by id or key; 404 `Ticket not found` otherwise. */

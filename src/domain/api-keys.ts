@@ -11,6 +11,7 @@ import { newId, nowIso } from './ids.js';
 import { OAUTH_ACCESS_PREFIX } from './oauth.js';
 import { resolveOAuthAccessToken } from './oauth-grants.js';
 import { arg, runPrepared } from './prepared.js';
+import { presentApiKey } from './presenters/security.js';
 import { readCache } from './read-cache.js';
 import { hashToken, newApiKey } from './tokens.js';
 
@@ -87,24 +88,6 @@ export async function resolveApiKey(s: Services, key: string): Promise<Actor> {
   return keyActor(row, row.scope);
 }
 
-function present(r: {
-  id: string;
-  name: string;
-  scope: string;
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-}) {
-  return {
-    id: r.id,
-    name: r.name,
-    scope: (r.scope === 'read' ? 'read' : 'write') as KeyScope,
-    createdAt: r.created_at,
-    lastUsedAt: r.last_used_at,
-    expiresAt: r.expires_at,
-  };
-}
-
 /** My keys, newest first (never the key itself). */
 export async function listApiKeys(ctx: Ctx) {
   const rows = await ctx.db.kysely
@@ -114,7 +97,7 @@ export async function listApiKeys(ctx: Ctx) {
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();
-  return rows.map(present);
+  return rows.map(presentApiKey);
 }
 
 /** Creates a key; the key itself is in this answer only. */
@@ -148,7 +131,7 @@ export async function createScopedApiKey(ctx: Ctx, body: z.infer<typeof createAp
       details: { name: row.name, scope: row.scope, expiresAt: row.expires_at },
     });
   });
-  const { lastUsedAt: _unused, ...shown } = present(row);
+  const { lastUsedAt: _unused, ...shown } = presentApiKey(row);
   return { ...shown, key };
 }
 

@@ -4,6 +4,7 @@ import type { AuditQuery } from '../shared/security.js';
 import type { Ctx, Services, Tx } from './context.js';
 import { badRequest } from './errors.js';
 import { newId, nowIso } from './ids.js';
+import { presentAuditEntry } from './presenters/security.js';
 
 /**
  * The audit log (docs/security.md): who did what to what, when and from where. Entries are
@@ -127,15 +128,7 @@ export async function listAudit(ctx: Ctx, q: AuditQuery) {
     .execute();
   const page = rows.slice(0, limit);
   return {
-    items: page.map((r) => ({
-      id: r.id,
-      at: r.at,
-      actor: r.actor_id ? { id: r.actor_id, username: r.actor_name } : null,
-      action: r.action,
-      target: r.target_type ? { type: r.target_type, id: r.target_id } : null,
-      address: r.address,
-      details: r.details ? (JSON.parse(r.details) as Record<string, unknown>) : null,
-    })),
+    items: page.map(presentAuditEntry),
     nextCursor: rows.length > limit ? page[page.length - 1].id : null,
   };
 }

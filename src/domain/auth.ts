@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { scopesMarker } from '../db/changes.js';
 import type { UsersTable } from '../db/types.js';
+import type { UserSummaryOut } from '../shared/common.js';
 import { ERR } from '../shared/errors.js';
 import { type Attempt, attemptLimiter, nameAccount, userAccount } from './attempts.js';
 import { audit } from './audit.js';
@@ -9,6 +10,7 @@ import { AppError, badRequest, forbidden, unauthorized } from './errors.js';
 import { newId } from './ids.js';
 import { verifyPassword } from './passwords.js';
 import { arg, runPrepared } from './prepared.js';
+import { presentSessionUser } from './presenters/users.js';
 import { readCache } from './read-cache.js';
 import { hashToken, newSessionToken } from './tokens.js';
 import { isTwoFactorOn, spendSecondFactor, twoFactorRequired } from './two-factor.js';
@@ -98,11 +100,15 @@ async function checkPassword(
   return { user, attempt };
 }
 
-/** Checks credentials (the password only: verify-credentials). */
-export async function checkCredentials(ctx: Ctx, login: string, password: string): Promise<UsersTable> {
+/** Checks credentials (the password only: verify-credentials); answers who they belong to. */
+export async function checkCredentials(
+  ctx: Ctx,
+  login: string,
+  password: string,
+): Promise<Pick<UserSummaryOut, 'id' | 'username' | 'name'>> {
   const { user, attempt } = await checkPassword(ctx, login, password);
   await attempt.succeeded();
-  return user;
+  return { id: user.id, username: user.username, name: user.name };
 }
 
 /**
@@ -132,7 +138,7 @@ export async function login(ctx: Ctx, loginName: string, password: string, code?
     throw new AppError(401, ERR.invalidTwoFactorCode, { twoFactor: true });
   }
   await attempt.succeeded();
-  return { user, session };
+  return { user: presentSessionUser(user), session };
 }
 
 export interface ResolvedSession {

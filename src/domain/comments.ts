@@ -1,4 +1,3 @@
-import type { CommentsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import { projectAccess, roleAtLeast, ticketInProject } from './access.js';
 import { actorOf, type Ctx, type Tx, transact } from './context.js';
@@ -6,24 +5,10 @@ import { forbidden, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
 import { notifyCommentCreated, notifyCommentEdited } from './notifications/index.js';
 import { pageOf } from './paging.js';
-import { avatarUrl, DELETED_USER } from './presenters/users.js';
+import { type CommentRow, presentComment } from './presenters/comments.js';
 import { transactWrite } from './races.js';
 
 /** Comments: Markdown stored as written; oldest first; authors edit, authors and admins delete. */
-type Row = CommentsTable & { username: string | null; name: string | null; avatar: string | null };
-
-const present = (r: Row) => ({
-  id: r.id,
-  ticketId: r.ticket_id,
-  content: r.content,
-  author:
-    r.author_id && r.username
-      ? { id: r.author_id, name: r.name ?? r.username, avatar: avatarUrl(r.avatar) }
-      : { ...DELETED_USER },
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
-
 const withAuthor = (tx: Tx) =>
   tx
     .selectFrom('comments as c')
@@ -31,7 +16,7 @@ const withAuthor = (tx: Tx) =>
     .selectAll('c')
     .select(['u.username', 'u.name', 'u.avatar']);
 
-async function commentOf(tx: Tx, ticketId: string, commentId: string): Promise<Row> {
+async function commentOf(tx: Tx, ticketId: string, commentId: string): Promise<CommentRow> {
   const row = await withAuthor(tx)
     .where('c.ticket_id', '=', ticketId)
     .where('c.id', '=', commentId.toLowerCase())
@@ -62,7 +47,7 @@ export async function listComments(
     .limit(limit)
     .offset(offset)
     .execute();
-  return { items: rows.map(present), total: Number(total.n) };
+  return { items: rows.map(presentComment), total: Number(total.n) };
 }
 
 export async function createComment(ctx: Ctx, projectRef: string, ticketRef: string, content: string) {
@@ -84,7 +69,7 @@ export async function createComment(ctx: Ctx, projectRef: string, ticketRef: str
       })
       .execute();
     await notifyCommentCreated(ctx, tx, emit, project, ticket, content);
-    const out = present(await commentOf(tx, ticket.id, id));
+    const out = presentComment(await commentOf(tx, ticket.id, id));
     emit({ scope: 'project', type: 'comment.created', projectId: project.id, data: out });
     return out;
   });
@@ -106,7 +91,7 @@ export async function updateComment(
     const now = nowIso();
     await tx.updateTable('comments').set({ content, updated_at: now }).where('id', '=', row.id).execute();
     await notifyCommentEdited(ctx, tx, emit, project, ticket.id, row.content, content);
-    const out = present({ ...row, content, updated_at: now });
+    const out = presentComment({ ...row, content, updated_at: now });
     emit({ scope: 'project', type: 'comment.updated', projectId: project.id, data: out });
     return out;
   });

@@ -2,12 +2,13 @@ import type { z } from 'zod';
 import { nameProjects } from '../db/changes.js';
 import type { ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
+import type { LinkOut } from '../shared/tickets.js';
 import { type createLinkBody, INVERSE_LINK, type LinkType } from '../shared/tickets.js';
 import { findProject, isMember, parseTicketKey, projectAccess, ticketInProject } from './access.js';
 import { actorOf, type Ctx, transact } from './context.js';
 import { conflict, invalidField, isUniqueViolation, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
-import { type LinkView, linksOf } from './presenters/tickets.js';
+import { linksOf } from './presenters/tickets.js';
 import { transactWrite } from './races.js';
 
 /**
@@ -104,12 +105,12 @@ export async function createLink(
         })
         .execute();
       const views = await linksOf(tx, [ticket.id, target.ticket.id]);
-      const mine = views.get(ticket.id)?.find((l) => l.id === id) as LinkView;
-      const theirs = views.get(target.ticket.id)?.find((l) => l.id === id) as LinkView;
+      const mine = views.get(ticket.id)?.find((l) => l.id === id) as LinkOut;
+      const theirs = views.get(target.ticket.id)?.find((l) => l.id === id) as LinkOut;
       // Every member of a project reads its events: a ticket of another project is named there
       // by nothing but the link (issue 19, finding 1); clients refetch the filtered full read.
       const crossProject = target.project.id !== project.id;
-      const eventView = ({ ticket: _other, ...rest }: LinkView) => rest;
+      const eventView = ({ ticket: _other, ...rest }: LinkOut) => rest;
       emit({
         scope: 'project',
         type: 'link.created',

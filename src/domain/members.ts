@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { z } from 'zod';
-import type { ProjectMembersTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import { type addMemberBody, PROJECT_ERR, type ProjectRole } from '../shared/projects.js';
 import { type ProjectAccess, projectAccess } from './access.js';
@@ -10,7 +9,7 @@ import { type Ctx, type Emit, type Tx, transact } from './context.js';
 import { badRequest, conflict, forbidden, invalidField, isUniqueViolation, notFound } from './errors.js';
 import { newId, nowIso } from './ids.js';
 import { forgetProjectNotifications, notifyMemberAdded } from './notifications/index.js';
-import { presentMember } from './presenters/projects.js';
+import { type MemberRow, presentMember } from './presenters/projects.js';
 import { presentTicketsFull } from './presenters/tickets.js';
 import { transactWrite } from './races.js';
 
@@ -30,17 +29,13 @@ function membersQuery(tx: Tx, projectId: string) {
     .where('m.project_id', '=', projectId);
 }
 
-type MemberRow = ProjectMembersTable & { username: string; name: string | null; avatar: string | null };
-const present = (r: MemberRow) =>
-  presentMember(r, { id: r.user_id, username: r.username, name: r.name, avatar: r.avatar });
-
 export async function listMembers(ctx: Ctx, ref: string, page: { limit?: number; offset?: number }) {
   const db = ctx.db.kysely;
   const { project } = await projectAccess(ctx, db, ref);
   const all = await membersQuery(db, project.id).orderBy(ROLE_RANK).orderBy(sql`lower(u.username)`).execute();
   const offset = page.offset ?? 0;
   const items = all.slice(offset, page.limit === undefined ? undefined : offset + page.limit);
-  return { items: items.map(present), total: all.length };
+  return { items: items.map(presentMember), total: all.length };
 }
 
 /** A membership by its id, or by the member's user id. */
@@ -76,7 +71,12 @@ async function transferOwnership(tx: Tx, access: ProjectAccess, target: MemberRo
   if (previous && previous.id !== target.id) {
     await tx.updateTable('project_members').set({ role: 'admin' }).where('id', '=', previous.id).execute();
     const prev = await memberInProject(tx, target.project_id, previous.id);
-    emit({ scope: 'project', type: 'member.updated', projectId: target.project_id, data: present(prev) });
+    emit({
+      scope: 'project',
+      type: 'member.updated',
+      projectId: target.project_id,
+      data: presentMember(prev),
+    });
   }
   const promoted = await tx
     .updateTable('project_members')
@@ -122,7 +122,7 @@ export async function addMember(ctx: Ctx, ref: string, body: z.infer<typeof addM
       if (role === 'owner')
         await transferOwnership(tx, access, await memberInProject(tx, project.id, id), emit);
       await notifyMemberAdded(ctx, tx, emit, project, user.id);
-      const out = present(await memberInProject(tx, project.id, id));
+      const out = presentMember(await memberInProject(tx, project.id, id));
       emit({ scope: 'project', type: 'member.added', projectId: project.id, data: out });
       await audit(tx, ctx, {
         action: 'member.added',
@@ -141,7 +141,7 @@ export async function changeMemberRole(ctx: Ctx, ref: string, memberRef: string,
   return transact(ctx, async (tx, emit) => {
     const access = await lockedAccess(ctx, tx, ref, 'admin');
     const target = await memberInProject(tx, access.project.id, memberRef);
-    if (target.role === role) return present(target);
+    if (target.role === role) return presentMember(target);
     if (target.role === 'owner') {
       if (access.role !== 'owner') throw forbidden(PROJECT_ERR.onlyOwnerTouchesOwner);
       throw badRequest(PROJECT_ERR.ownerNeeded);
@@ -151,7 +151,7 @@ export async function changeMemberRole(ctx: Ctx, ref: string, memberRef: string,
     } else {
       await tx.updateTable('project_members').set({ role }).where('id', '=', target.id).execute();
     }
-    const out = present(await memberInProject(tx, access.project.id, target.id));
+    const out = presentMember(await memberInProject(tx, access.project.id, target.id));
     emit({ scope: 'project', type: 'member.updated', projectId: access.project.id, data: out });
     await audit(tx, ctx, {
       action: 'member.role_changed',
@@ -222,7 +222,7 @@ export async function removeMember(ctx: Ctx, ref: string, memberRef: string) {
       assigned.map((t) => t.id),
     );
     for (const v of views) emit({ scope: 'project', type: 'ticket.updated', projectId: project.id, data: v });
-    emit({ scope: 'project', type: 'member.removed', projectId: project.id, data: present(target) });
+    emit({ scope: 'project', type: 'member.removed', projectId: project.id, data: presentMember(target) });
     await audit(tx, ctx, {
       action: 'member.removed',
       target: { type: 'project', id: project.id },

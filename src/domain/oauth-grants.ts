@@ -9,6 +9,7 @@ import { type Actor, actorOf, type Ctx, keyActor, type Services } from './contex
 import { AppError, notFound } from './errors.js';
 import { nowIso } from './ids.js';
 import { revokeGrantTx } from './oauth.js';
+import { presentOAuthGrant } from './presenters/security.js';
 import { readCache } from './read-cache.js';
 import { hashToken } from './tokens.js';
 
@@ -79,15 +80,7 @@ export async function listGrants(ctx: Ctx): Promise<z.infer<typeof oauthGrantIte
     .orderBy('oauth_grants.created_at', 'desc')
     .orderBy('oauth_grants.id', 'desc')
     .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    clientId: r.client_id,
-    clientName: r.name,
-    clientUri: r.client_uri,
-    scope: r.scope === 'read' ? 'read' : 'write',
-    createdAt: r.created_at,
-    lastUsedAt: r.last_used_at,
-  }));
+  return rows.map(presentOAuthGrant);
 }
 
 /** Revokes one of my grants with its tokens (404 for anyone else's). */

@@ -78,10 +78,7 @@ const ticketRows = (db: Tx) =>
     ]);
 type TicketRow = Awaited<ReturnType<ReturnType<typeof ticketRows>['execute']>>[number];
 
-const assigneeOf = (r: TicketRow) =>
-  r.user_id && r.username
-    ? presentPerson({ id: r.user_id, username: r.username, name: r.user_name, avatar: r.avatar })
-    : null;
+const assigneeOf = (r: TicketRow) => presentPerson(r.user_id, r.username, r.user_name, r.avatar);
 
 /**
  * The project's epics by number, a page at a time (at most `PLANNING_LIMITS.epicsMax`), each with

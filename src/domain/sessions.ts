@@ -1,9 +1,27 @@
+import type { SessionUserOut } from '../shared/accounts.js';
 import { ERR } from '../shared/errors.js';
 import type { SessionItemOut } from '../shared/security.js';
 import { audit } from './audit.js';
 import { actorOf, type Ctx } from './context.js';
 import { notFound } from './errors.js';
 import { nowIso } from './ids.js';
+import { presentSession } from './presenters/security.js';
+import { presentSessionUser } from './presenters/users.js';
+
+/**
+ * GET /api/auth/session: the user of the session this request came with, or null (no session: signed
+ * out, or signed in with an API key; or the user is gone).
+ */
+export async function sessionUser(ctx: Ctx): Promise<SessionUserOut | null> {
+  const actor = ctx.actor;
+  if (actor?.via !== 'session') return null;
+  const user = await ctx.db.kysely
+    .selectFrom('users')
+    .select(['id', 'username', 'name', 'email', 'avatar', 'is_system_admin', 'must_change_password'])
+    .where('id', '=', actor.userId)
+    .executeTakeFirst();
+  return user ? presentSessionUser(user, actor.twoFactorSetupRequired === true) : null;
+}
 
 /** My sessions that have not expired, newest first; `current` marks the one this request uses. */
 export async function listSessions(ctx: Ctx): Promise<SessionItemOut[]> {
@@ -16,15 +34,7 @@ export async function listSessions(ctx: Ctx): Promise<SessionItemOut[]> {
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    createdAt: r.created_at,
-    lastUsedAt: r.last_used_at,
-    expiresAt: r.expires_at,
-    userAgent: r.user_agent,
-    address: r.address,
-    current: r.id === actor.sessionId,
-  }));
+  return rows.map((r) => presentSession(r, actor.sessionId));
 }
 
 export interface EndedSessions {

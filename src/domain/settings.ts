@@ -7,19 +7,9 @@ import { audit } from './audit.js';
 import type { Ctx, Services, Tx } from './context.js';
 import { badRequest, invalidField } from './errors.js';
 import { nowIso } from './ids.js';
+import { presentSettings } from './presenters/settings.js';
 
 export const SETTINGS_ID = 'system';
-
-const present = (r: SystemSettingsTable): SystemSettings => ({
-  id: r.id,
-  maxImageSize: Number(r.max_image_size),
-  maxVideoSize: Number(r.max_video_size),
-  maxDocumentSize: Number(r.max_document_size),
-  maxAttachmentsPerTicket: Number(r.max_attachments_per_ticket),
-  allowedImageTypes: JSON.parse(r.allowed_image_types),
-  allowedVideoTypes: JSON.parse(r.allowed_video_types),
-  allowedDocumentTypes: JSON.parse(r.allowed_document_types),
-});
 
 export function defaultSettingsRow(): SystemSettingsTable {
   const d = defaultSettings();
@@ -59,7 +49,7 @@ export async function getSettings(s: Services | Ctx): Promise<SystemSettings> {
     .selectAll()
     .where('id', '=', SETTINGS_ID)
     .executeTakeFirst();
-  if (row) return present(row);
+  if (row) return presentSettings(row);
   return { id: SETTINGS_ID, ...defaultSettings() };
 }
 

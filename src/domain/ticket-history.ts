@@ -3,7 +3,7 @@ import { projectAccess, ticketInProject } from './access.js';
 import type { Ctx, Tx } from './context.js';
 import { newId } from './ids.js';
 import { pageOf } from './paging.js';
-import { DELETED_USER } from './presenters/users.js';
+import { presentHistoryEntry } from './presenters/history.js';
 
 /**
  * Tracked fields, by their history name. `status` is the column; `assignee`, `sprint`, `status`,
@@ -96,16 +96,6 @@ export async function listHistory(
     .limit(limit)
     .offset(offset)
     .execute();
-  const items = rows.map((r) => ({
-    id: r.id,
-    field: r.field,
-    oldValue: r.old_value,
-    newValue: r.new_value,
-    changedBy:
-      r.u_id && r.username
-        ? { id: r.u_id, name: r.name ?? r.username }
-        : { id: DELETED_USER.id, name: DELETED_USER.name },
-    changedAt: r.changed_at,
-  }));
+  const items = rows.map(presentHistoryEntry);
   return { items, total: Number(total.n) };
 }

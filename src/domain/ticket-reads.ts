@@ -4,7 +4,7 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import { ANY_PROJECT } from '../db/changes.js';
 import type { Database, ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
-import type { TicketListQuery } from '../shared/tickets.js';
+import type { TicketFullOut, TicketListQuery } from '../shared/tickets.js';
 import { parseTicketKey, projectAccess } from './access.js';
 import { actorOf, type Ctx } from './context.js';
 import { notFound } from './errors.js';
@@ -16,7 +16,6 @@ import {
   orderInColumn,
   presentTicketByRef,
   presentTicketList,
-  type TicketFull,
 } from './presenters/tickets.js';
 import { readCache } from './read-cache.js';
 import { projectQueryFilter } from './search/search.js';
@@ -200,7 +199,7 @@ export async function getTicketJson(ctx: Ctx, projectRef: string, ticketRef: str
   const reader = linkReader(actorOf(ctx));
   const readable = await readableProjectKeys(db, reader, kept.foreign);
   if (readable.size === kept.foreign.length) return kept.json;
-  const [view] = await linksForReader(db, project.key, [JSON.parse(kept.json) as TicketFull], reader);
+  const [view] = await linksForReader(db, project.key, [JSON.parse(kept.json) as TicketFullOut], reader);
   return JSON.stringify(view);
 }
 

@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import type { ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
-import type { bulkUpdateBody, UpdateTicketBody } from '../shared/tickets.js';
+import type { bulkUpdateBody, TicketFullOut, UpdateTicketBody } from '../shared/tickets.js';
 import { projectAccess, ticketAndColumnLocked, ticketInProject } from './access.js';
 import { lockColumn, placeAt, ranksAtEnd, setRanks } from './board-ranks.js';
 import { actorOf, type Ctx, type Emit, type Services, type Tx } from './context.js';
@@ -14,7 +14,7 @@ import { conflict, invalidField } from './errors.js';
 import { nowIso } from './ids.js';
 import { type LinkReader, linkReader, withoutForeignLinks } from './link-visibility.js';
 import { notifyTicketsChanged } from './notifications/index.js';
-import { presentTicketsFull, type TicketFull } from './presenters/tickets.js';
+import { presentTicketsFull } from './presenters/tickets.js';
 import { transactWrite } from './races.js';
 import { recordSprintChanges } from './sprint-membership.js';
 import { type Change, writeHistoryOf } from './ticket-history.js';
@@ -336,7 +336,7 @@ export async function updateTicket(
   projectRef: string,
   ticketRef: string,
   body: UpdateTicketBody,
-): Promise<TicketFull> {
+): Promise<TicketFullOut> {
   const actor = actorOf(ctx);
   return transactWrite(ctx, async (tx, emit) => {
     const { project } = await projectAccess(ctx, tx, projectRef);

@@ -8,7 +8,7 @@ import { auditMany } from './audit.js';
 import { actorOf, type Ctx, type Services, type Tx, transact } from './context.js';
 import { notFound } from './errors.js';
 import { pageOf } from './paging.js';
-import { presentUserSummary } from './presenters/users.js';
+import { presentTrashed } from './presenters/trash.js';
 import { transactWrite } from './races.js';
 
 /**
@@ -64,19 +64,7 @@ export async function listTrash(
     .execute();
   return {
     total: Number(total.n),
-    items: rows.map((r) => ({
-      id: r.id,
-      ticketId: r.ticket_id,
-      key: `${project.key}-${r.number}`,
-      title: r.title,
-      type: r.type,
-      deletedBy:
-        r.user_id && r.username
-          ? presentUserSummary({ id: r.user_id, username: r.username, name: r.name, avatar: r.avatar })
-          : null,
-      deletedAt: r.deleted_at,
-      purgeAt: purgeAtOf(r.deleted_at),
-    })),
+    items: rows.map((r) => presentTrashed(r, project.key, purgeAtOf(r.deleted_at))),
   };
 }
 

@@ -134,3 +134,4 @@ export const oauthGrantItemOut = z.object({
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
 });
+export type OAuthGrantItemOut = z.infer<typeof oauthGrantItemOut>;

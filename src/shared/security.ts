@@ -35,6 +35,8 @@ export const apiKeyItemOut = z.object({
   expiresAt: z.string().nullable(),
 });
 
+export type ApiKeyItemOut = z.infer<typeof apiKeyItemOut>;
+
 /** The answer of POST /api/me/api-keys: the key, shown once. */
 export const createdApiKeyOut = apiKeyItemOut.omit({ lastUsedAt: true }).extend({ key: z.string() });
 
@@ -59,6 +61,8 @@ export const auditEntryOut = z.object({
   address: z.string().nullable(),
   details: z.record(z.string(), z.unknown()).nullable(),
 });
+
+export type AuditEntryOut = z.infer<typeof auditEntryOut>;
 
 export const auditPageOut = z.object({ items: z.array(auditEntryOut), nextCursor: z.string().nullable() });
 

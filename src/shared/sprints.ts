@@ -142,6 +142,8 @@ export const sprintOut = z.object({
   updatedAt: z.string(),
 });
 
+export type SprintOut = z.infer<typeof sprintOut>;
+
 export const sprintDetailOut = sprintOut.extend({
   tickets: z.array(
     z.object({
@@ -164,6 +166,10 @@ export const sprintDetailOut = sprintOut.extend({
     }),
   ),
 });
+
+export type SprintDetailOut = z.infer<typeof sprintDetailOut>;
+export type SprintTicketOut = SprintDetailOut['tickets'][number];
+export type SprintEntryOut = SprintDetailOut['ticketHistory'][number];
 
 export const startSprintOut = z.object({
   id: z.string(),
@@ -191,6 +197,8 @@ export const sprintSettingsOut = z.object({
   autoCarryOverIncomplete: z.boolean(),
   doneColumnIds: z.array(z.string()),
 });
+
+export type SprintSettingsOut = z.infer<typeof sprintSettingsOut>;
 
 export const burndownOut = z.object({
   sprintId: z.string(),

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import type { Services } from '../context.js';
 import { transact } from '../context.js';
+import { presentNotification } from '../presenters/notifications.js';
 import { queueDigestMail } from './mail.js';
-import { notificationRows, presentNotification } from './present.js';
+import { notificationRows } from './rows.js';
 import { mailEnabled, settingsOf } from './settings.js';
 
 class DigestTaken extends Error {}

@@ -3,7 +3,8 @@ import { NOTIFICATION_LIMITS } from '../../shared/notifications.js';
 import { actorOf, type Ctx, transact } from '../context.js';
 import { invalidField } from '../errors.js';
 import { nowIso } from '../ids.js';
-import { notificationRows, presentNotification, unreadCountOf } from './present.js';
+import { presentNotification } from '../presenters/notifications.js';
+import { notificationRows, unreadCountOf } from './rows.js';
 
 /** The inbox: newest activity first (a folded change moves a notification up), paged by a cursor. */
 

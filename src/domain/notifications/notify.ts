@@ -4,8 +4,9 @@ import { NOTIFICATION_TYPES, type NotificationType } from '../../shared/mentions
 import { NOTIFICATION_LIMITS } from '../../shared/notifications.js';
 import type { Ctx, Emit, Tx } from '../context.js';
 import { newId, nowIso } from '../ids.js';
+import { presentNotification } from '../presenters/notifications.js';
 import { queueNotificationMail } from './mail.js';
-import { notificationRows, presentNotification, unreadCountsOf } from './present.js';
+import { notificationRows, unreadCountsOf } from './rows.js';
 import { mailModeOf, settingsOf } from './settings.js';
 
 /** One reason to tell one person about a change. */

@@ -1,8 +1,6 @@
-import type { NotificationType } from '../../shared/mentions.js';
-import type { NotificationOut } from '../../shared/notifications.js';
 import type { Tx } from '../context.js';
 
-/** Notifications joined with their actor, project and ticket: the public shape (src/shared/notifications.ts). */
+/** Notifications joined with their actor, project and ticket, as presentNotification reads them. */
 export function notificationRows(tx: Tx) {
   return tx
     .selectFrom('notifications as n')
@@ -33,27 +31,6 @@ export function notificationRows(tx: Tx) {
 export type NotificationRow = Awaited<
   ReturnType<ReturnType<typeof notificationRows>['executeTakeFirstOrThrow']>
 >;
-
-export function presentNotification(r: NotificationRow): NotificationOut {
-  return {
-    id: r.id,
-    type: r.type as NotificationType,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    readAt: r.read_at,
-    actor:
-      r.actor_id && r.actor_username
-        ? { id: r.actor_id, username: r.actor_username, name: r.actor_name ?? null }
-        : null,
-    project: { id: r.project_id, key: r.project_key },
-    ticket:
-      r.ticket_id && r.ticket_number !== null
-        ? { id: r.ticket_id, key: `${r.project_key}-${r.ticket_number}`, title: r.ticket_title ?? '' }
-        : null,
-    excerpt: r.excerpt,
-    count: Number(r.fold_count),
-  };
-}
 
 /** Several people's unread counts, in one read (0 for those with none). */
 export async function unreadCountsOf(tx: Tx, userIds: string[]): Promise<Map<string, number>> {

@@ -6,14 +6,11 @@ import {
   type NotificationType,
   URGENT_NOTIFICATION_TYPES,
 } from '../../shared/mentions.js';
-import {
-  NOTIFICATION_LIMITS,
-  type NotificationSettingsBody,
-  type NotificationSettingsOut,
-} from '../../shared/notifications.js';
+import { NOTIFICATION_LIMITS, type NotificationSettingsBody } from '../../shared/notifications.js';
 import { actorOf, type Ctx, type Services, type Tx, transact } from '../context.js';
 import { badRequest } from '../errors.js';
 import { nowIso } from '../ids.js';
+import { presentNotificationSettings } from '../presenters/notifications.js';
 import { verifyUnsubscribeToken } from './mail.js';
 
 /**
@@ -72,17 +69,10 @@ export function mailModeOf(
   return 'digest';
 }
 
-const present = (config: Config, s: Settings): NotificationSettingsOut => ({
-  email: s.email,
-  digestMinutes: s.digestMinutes,
-  types: s.types,
-  emailAvailable: mailEnabled(config),
-});
-
 export async function getNotificationSettings(ctx: Ctx) {
   const userId = actorOf(ctx).userId;
   const s = (await settingsOf(ctx.db.kysely, [userId])).get(userId) ?? DEFAULT_SETTINGS;
-  return present(ctx.config, s);
+  return presentNotificationSettings(s, mailEnabled(ctx.config));
 }
 
 /** Writes the whole settings row; `off` also drops the waiting digest entries (nothing will be sent). */
@@ -118,7 +108,7 @@ export async function updateNotificationSettings(ctx: Ctx, body: NotificationSet
       types: { ...current.types, ...(body.types ?? {}) },
     };
     await writeSettings(tx, userId, next);
-    return present(ctx.config, next);
+    return presentNotificationSettings(next, mailEnabled(ctx.config));
   });
 }
 

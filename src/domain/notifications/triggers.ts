@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { ProjectsTable, SprintsTable, TicketsTable } from '../../db/types.js';
 import { mentionedUsernames } from '../../shared/mentions.js';
+import type { TicketFullOut } from '../../shared/tickets.js';
 import type { Ctx, Emit, Tx } from '../context.js';
-import type { TicketFull } from '../presenters/tickets.js';
 import { excerptOf, type Intent, notify } from './notify.js';
 
 /**
@@ -66,7 +66,7 @@ export async function notifyTicketCreated(
  */
 /** What the change notifications read of a ticket after a change. */
 export type TicketAfter = Pick<
-  TicketFull,
+  TicketFullOut,
   'id' | 'columnId' | 'description' | 'assigneeId' | 'title' | 'priority' | 'dueDate' | 'watchers'
 >;
 

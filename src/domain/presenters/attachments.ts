@@ -1,5 +1,6 @@
 import type { AttachmentsTable } from '../../db/types.js';
-import { DELETED_USER, presentPerson } from './users.js';
+import type { AttachmentOut } from '../../shared/tickets.js';
+import { presentAuthor } from './users.js';
 
 /** An attachment row with its uploader's public fields (null when the uploader was deleted). */
 export type AttachmentRow = AttachmentsTable & {
@@ -12,17 +13,12 @@ export type AttachmentRow = AttachmentsTable & {
 export const attachmentUrl = (storedName: string) => `/uploads/attachments/${storedName}`;
 
 /** {id, filename, mimeType, size, url, createdAt, uploader}; never the stored name alone or the uploader row. */
-export const presentAttachment = (r: AttachmentRow) => ({
+export const presentAttachment = (r: AttachmentRow): AttachmentOut => ({
   id: r.id,
   filename: r.filename,
   mimeType: r.mime_type,
   size: Number(r.size),
   url: attachmentUrl(r.stored_name),
   createdAt: r.created_at,
-  uploader:
-    r.u_id && r.u_username
-      ? presentPerson({ id: r.u_id, username: r.u_username, name: r.u_name, avatar: r.u_avatar })
-      : { ...DELETED_USER },
+  uploader: presentAuthor(r.u_id, r.u_username, r.u_name, r.u_avatar),
 });
-
-export type Attachment = ReturnType<typeof presentAttachment>;

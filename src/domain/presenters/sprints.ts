@@ -1,6 +1,7 @@
 import type { SprintSettingsTable, SprintsTable, SprintTicketHistoryTable } from '../../db/types.js';
+import type { SprintEntryOut, SprintOut, SprintSettingsOut, SprintTicketOut } from '../../shared/sprints.js';
 
-export const presentSprint = (s: SprintsTable) => ({
+export const presentSprint = (s: SprintsTable): SprintOut => ({
   id: s.id,
   name: s.name,
   goal: s.goal,
@@ -14,7 +15,6 @@ export const presentSprint = (s: SprintsTable) => ({
   createdAt: s.created_at,
   updatedAt: s.updated_at,
 });
-export type SprintOut = ReturnType<typeof presentSprint>;
 
 export const presentSprintTicket = (
   t: {
@@ -27,7 +27,7 @@ export const presentSprintTicket = (
     column_id: string;
   },
   projectKey: string,
-) => ({
+): SprintTicketOut => ({
   id: t.id,
   key: `${projectKey}-${t.number}`,
   title: t.title,
@@ -37,7 +37,7 @@ export const presentSprintTicket = (
   columnId: t.column_id,
 });
 
-export const presentSprintEntry = (e: SprintTicketHistoryTable) => ({
+export const presentSprintEntry = (e: SprintTicketHistoryTable): SprintEntryOut => ({
   ticketId: e.ticket_id,
   entryType: e.entry_type,
   enteredAt: e.entered_at,
@@ -46,7 +46,10 @@ export const presentSprintEntry = (e: SprintTicketHistoryTable) => ({
 });
 
 /** Settings with the done columns that still exist (`existing`, in board order when given). */
-export const presentSprintSettings = (s: SprintSettingsTable, existingColumnIds: string[]) => {
+export const presentSprintSettings = (
+  s: SprintSettingsTable,
+  existingColumnIds: string[],
+): SprintSettingsOut => {
   const stored = parseIds(s.done_column_ids);
   return {
     defaultSprintDuration: Number(s.default_sprint_duration),

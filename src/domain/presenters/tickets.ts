@@ -1,11 +1,18 @@
 import { PostgresAdapter, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { jsonRows, parseJsonRows } from '../../db/json.js';
 import type { Database, TicketsTable } from '../../db/types.js';
-import { INVERSE_LINK, type LinkOut, type LinkType } from '../../shared/tickets.js';
+import {
+  INVERSE_LINK,
+  type LinkOut,
+  type LinkType,
+  type TicketFullOut,
+  type TicketListItemOut,
+  type TicketOut,
+} from '../../shared/tickets.js';
 import type { Tx } from '../context.js';
 import { type LinkReader, linksForReader } from '../link-visibility.js';
 import { arg, runPrepared } from '../prepared.js';
-import { avatarUrl, DELETED_USER } from './users.js';
+import { presentAuthor, presentPerson } from './users.js';
 
 type IdSource = readonly string[] | SelectQueryBuilder<Database, any, { id: string }>;
 
@@ -29,7 +36,7 @@ const orderFromColumnEnd: RawBuilder<number> = sql<number>`cast((select k.n from
 export const orderByWindow: RawBuilder<number> = sql<number>`row_number() over (partition by t.column_id order by t.rank) - 1`;
 
 /** The fields every ticket read has (SPEC "Ticket"); optional fields are null when empty. */
-export const presentTicketBase = (t: RankedTicket, projectKey: string) => ({
+export const presentTicketBase = (t: RankedTicket, projectKey: string): TicketOut => ({
   id: t.id,
   number: t.number,
   key: `${projectKey}-${t.number}`,
@@ -57,14 +64,6 @@ export const presentTicketBase = (t: RankedTicket, projectKey: string) => ({
   createdAt: t.created_at,
   updatedAt: t.updated_at,
 });
-
-type Person = { id: string; name: string; avatar: string | null };
-const person = (
-  id: string | null,
-  username: string | null,
-  name: string | null,
-  avatar: string | null,
-): Person | null => (id && username ? { id, name: name ?? username, avatar: avatarUrl(avatar) } : null);
 
 const inIds = (ids: IdSource) => ids as never;
 
@@ -97,6 +96,9 @@ async function labelsOf(tx: Tx, ids: IdSource) {
   return out;
 }
 
+/** A watcher: a person of an existing user. */
+type Watcher = ReturnType<typeof presentPerson> & { id: string };
+
 /** Watchers of many tickets in one query, by ticket id. */
 const watchersQuery = (tx: Tx, ids: IdSource) =>
   tx
@@ -110,9 +112,9 @@ async function watchersOf(tx: Tx, ids: IdSource) {
   const rows = isOne(ids)
     ? await runPrepared(tx, 'ticket-watchers-1', (db) => watchersQuery(db, [arg(0)]), ids)
     : await watchersQuery(tx, ids).execute();
-  const out = new Map<string, Person[]>();
+  const out = new Map<string, Watcher[]>();
   for (const r of rows) {
-    pushTo(out, r.ticket_id, { id: r.id, name: r.name ?? r.username, avatar: avatarUrl(r.avatar) });
+    pushTo(out, r.ticket_id, presentPerson(r.id, r.username, r.name, r.avatar));
   }
   return out;
 }
@@ -130,8 +132,6 @@ async function watcherIdsOf(tx: Tx, ids: IdSource) {
   for (const r of rows) pushTo(out, r.ticket_id, r.user_id);
   return out;
 }
-
-export type LinkView = LinkOut;
 
 /** Links of many tickets in one query; each as seen from that ticket (the inverse type from the target side). */
 /** The link rows of the tickets: one table, so cheap to plan; most tickets have none. */
@@ -152,7 +152,7 @@ const linkedTicketsQuery = (tx: Tx, ids: readonly string[]) =>
     .where('t.id', 'in', ids);
 
 export async function linksOf(tx: Tx, ids: readonly string[]) {
-  const out = new Map<string, LinkView[]>();
+  const out = new Map<string, LinkOut[]>();
   if (ids.length === 0) return out;
   const links = isOne(ids)
     ? await runPrepared(tx, 'ticket-links-1', (db) => linkRowsQuery(db, [arg(0)]), ids)
@@ -186,13 +186,6 @@ export async function linksOf(tx: Tx, ids: readonly string[]) {
   }
   return out;
 }
-
-export type TicketListItem = ReturnType<typeof presentTicketBase> & {
-  labelIds: string[];
-  watcherIds: string[];
-  labels: { id: string; name: string; color: string }[];
-  assignee: Person | null;
-};
 
 /**
  * The list's select list, in the order `listRow` reads it: the list fetches its rows as arrays
@@ -274,18 +267,18 @@ export async function presentTicketList(
   projectKey: string,
   rows: unknown[][],
   ids: IdSource,
-): Promise<TicketListItem[]> {
+): Promise<TicketListItemOut[]> {
   if (rows.length === 0) return [];
   const [labels, watchers] = await Promise.all([labelsOf(tx, ids), watcherIdsOf(tx, ids)]);
   return rows.map((r) => {
     const t = listRow(r);
     const ls = labels.get(t.id) ?? [];
     // Extending the base object instead of spreading it: no copy of ~30 fields per ticket.
-    const item = presentTicketBase(t, projectKey) as TicketListItem;
+    const item = presentTicketBase(t, projectKey) as TicketListItemOut;
     item.labelIds = ls.map((l) => l.id);
     item.watcherIds = watchers.get(t.id) ?? [];
     item.labels = ls;
-    item.assignee = person(t.assignee_id, t.a_username, t.a_name, t.a_avatar);
+    item.assignee = presentPerson(t.assignee_id, t.a_username, t.a_name, t.a_avatar);
     return item;
   });
 }
@@ -363,17 +356,17 @@ function fullView(
   t: FullRow,
   projectKey: string,
   ls: { id: string; name: string; color: string }[],
-  ws: Person[],
-  links: LinkView[],
-) {
+  ws: Watcher[],
+  links: LinkOut[],
+): TicketFullOut {
   // Plain property reads: object rest on wide rows is many times slower.
   return {
     ...presentTicketBase(t, projectKey),
     labelIds: ls.map((l) => l.id),
     watcherIds: ws.map((w) => w.id),
     column: { id: t.column_id, name: t.c_name },
-    assignee: person(t.assignee_id, t.a_username, t.a_name, t.a_avatar),
-    reporter: person(t.reporter_id, t.r_username, t.r_name, t.r_avatar) ?? { ...DELETED_USER },
+    assignee: presentPerson(t.assignee_id, t.a_username, t.a_name, t.a_avatar),
+    reporter: presentAuthor(t.reporter_id, t.r_username, t.r_name, t.r_avatar),
     sprint: t.sprint_id && t.s_name !== null ? { id: t.sprint_id, name: t.s_name } : null,
     labels: ls,
     watchers: ws.map(({ id, name }) => ({ id, name })),
@@ -433,10 +426,10 @@ function presentOneRow(
     color,
   }));
   const watchers = parseJsonRows<[string, string, string | null, string | null]>(t.watchers_json).map(
-    ([id, username, name, avatar]) => ({ id, name: name ?? username, avatar: avatarUrl(avatar) }),
+    ([id, username, name, avatar]) => presentPerson(id, username, name, avatar),
   );
   const links = parseJsonRows<LinkCells>(t.links_json).map(
-    ([id, type, isSource, otherId, key, number, title, ticketType, priority, columnId]): LinkView => ({
+    ([id, type, isSource, otherId, key, number, title, ticketType, priority, columnId]): LinkOut => ({
       id,
       linkType: Number(isSource) === 1 ? (type as LinkType) : INVERSE_LINK[type as LinkType],
       ticket: {
@@ -446,7 +439,7 @@ function presentOneRow(
         type: ticketType,
         priority,
         columnId,
-      } as LinkView['ticket'],
+      } as LinkOut['ticket'],
     }),
   );
   return fullView(t, projectKey, labels, watchers, links);
@@ -499,7 +492,6 @@ export async function presentTicketsFull(
   const byId = new Map(views.map((v) => [v.id, v]));
   return ticketIds.map((id) => byId.get(id)).filter((x) => x !== undefined);
 }
-export type TicketFull = Awaited<ReturnType<typeof presentTicketsFull>>[number];
 
 /**
  * The full read of one ticket of the project by id or key (`KEY-12`), or null: the lookup is the
@@ -509,7 +501,7 @@ export async function presentTicketByRef(
   tx: Tx,
   project: { id: string; key: string },
   ref: { id: string } | { number: number },
-): Promise<TicketFull | null> {
+): Promise<TicketFullOut | null> {
   const [row] =
     'number' in ref
       ? await runPrepared(

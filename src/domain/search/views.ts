@@ -15,6 +15,7 @@ import { projectAccess, type Role, roleAtLeast } from '../access.js';
 import { actorOf, type Ctx } from '../context.js';
 import { forbidden, invalidField, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { presentView } from '../presenters/views.js';
 import { compileQuery } from './compile.js';
 import { parseOrThrow, searchScope } from './search.js';
 
@@ -22,25 +23,17 @@ const VIEW_NOT_FOUND = ERR.viewNotFound;
 
 type Row = SavedViewsTable & { project_key: string | null; member_role: Role | null };
 
-function present(ctx: Ctx, r: Row): ViewOut {
+/**
+ * Whether the caller may change the view: its author, or for a shared view an admin or owner of its
+ * project (a system administrator counts as an owner).
+ */
+function mayEdit(ctx: Ctx, r: Row): boolean {
   const actor = actorOf(ctx);
   const role: Role | null = actor.isSystemAdmin ? 'owner' : r.member_role;
-  return {
-    id: r.id,
-    name: r.name,
-    query: r.query,
-    projectId: r.project_id,
-    projectKey: r.project_key,
-    shared: r.shared === 1,
-    layout: r.layout,
-    columns: JSON.parse(r.columns),
-    groupBy: (r.group_by as ViewOut['groupBy']) ?? null,
-    authorId: r.author_id,
-    canEdit: r.author_id === actor.userId || (r.shared === 1 && role !== null && roleAtLeast(role, 'admin')),
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
+  return r.author_id === actor.userId || (r.shared === 1 && role !== null && roleAtLeast(role, 'admin'));
 }
+
+const viewOf = (ctx: Ctx, r: Row): ViewOut => presentView(r, mayEdit(ctx, r));
 
 /** Views with their project key and the caller's role in their project. */
 function viewsQuery(ctx: Ctx) {
@@ -71,7 +64,7 @@ export async function listViews(ctx: Ctx): Promise<ViewOut[]> {
     .orderBy('v.name')
     .orderBy('v.id')
     .execute();
-  return rows.map((r) => present(ctx, r as Row));
+  return rows.map((r) => viewOf(ctx, r as Row));
 }
 
 async function visibleView(ctx: Ctx, id: string): Promise<ViewOut> {
@@ -82,7 +75,7 @@ async function visibleView(ctx: Ctx, id: string): Promise<ViewOut> {
     row.author_id === actor.userId ||
     (row.shared === 1 && row.project_id !== null && (actor.isSystemAdmin || row.member_role !== null));
   if (!visible) throw notFound(VIEW_NOT_FOUND);
-  return present(ctx, row as Row);
+  return viewOf(ctx, row as Row);
 }
 
 /** Checks the query: it parses, and the names in it exist where the view looks. */

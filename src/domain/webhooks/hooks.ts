@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { WebhookDeliveriesTable, WebhooksTable } from '../../db/types.js';
+import type { WebhooksTable } from '../../db/types.js';
 import { ERR } from '../../shared/errors.js';
 import {
   type CreateWebhookBody,
@@ -7,7 +7,6 @@ import {
   type DeliveryOut,
   type UpdateWebhookBody,
   WEBHOOK_LIMITS,
-  type WebhookEvent,
   type WebhookOut,
   type WebhookPayload,
   type WebhookWithSecretOut,
@@ -17,6 +16,7 @@ import { audit } from '../audit.js';
 import { type Ctx, type Tx, transact } from '../context.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
+import { presentDelivery, presentWebhook } from '../presenters/webhooks.js';
 import { newDelivery } from './queue.js';
 import { checkTarget, RefusedTarget } from './targets.js';
 
@@ -25,39 +25,6 @@ import { checkTarget, RefusedTarget } from './targets.js';
  * list, create, change and delete them, read their deliveries and send one again. Others get the
  * project's 404 or a 403 (src/domain/access.ts).
  */
-
-export function presentWebhook(r: WebhooksTable): WebhookOut {
-  return {
-    id: r.id,
-    projectId: r.project_id,
-    url: r.url,
-    events: JSON.parse(r.events) as WebhookEvent[],
-    active: Number(r.active) === 1,
-    disabledReason: r.disabled_reason,
-    failingSince: r.failing_since,
-    createdById: r.created_by,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
-export function presentDelivery(r: WebhookDeliveriesTable): DeliveryOut {
-  return {
-    id: r.id,
-    webhookId: r.hook_id,
-    event: r.event_type,
-    status: r.status,
-    attempts: Number(r.attempts),
-    responseStatus: r.response_status === null ? null : Number(r.response_status),
-    durationMs: r.duration_ms === null ? null : Number(r.duration_ms),
-    error: r.last_error,
-    nextAttemptAt: r.status === 'pending' ? r.next_attempt_at : null,
-    redeliveryOf: r.redelivery_of,
-    createdAt: r.created_at,
-    finishedAt: r.finished_at,
-    payload: JSON.parse(r.body) as WebhookPayload,
-  };
-}
 
 async function allowedTarget(ctx: Ctx, url: string) {
   try {

@@ -4,6 +4,7 @@ import { AppError } from '../../domain/errors.js';
 import { mailEnabled } from '../../domain/notifications/settings.js';
 import { requestPasswordReset, resetPassword } from '../../domain/password-reset.js';
 import { WindowCounter } from '../../domain/rate-limit.js';
+import { sessionUser } from '../../domain/sessions.js';
 import { register } from '../../domain/users.js';
 import {
   authOptionsOut,
@@ -129,7 +130,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     async (req) => {
       try {
         const user = await checkCredentials(req.ctx, req.body.username, req.body.password);
-        return { valid: true, user: { id: user.id, username: user.username, name: user.name } };
+        return { valid: true, user };
       } catch (err) {
         if (err instanceof AppError && (err.status === 401 || err.status === 403)) return { valid: false };
         throw err;
@@ -144,27 +145,8 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: 'optional', apiKey: true },
     },
     async (req) => {
-      const actor = req.ctx.actor;
-      if (actor?.via !== 'session') return signedOut;
-      const user = await req.ctx.db.kysely
-        .selectFrom('users')
-        .select(['id', 'username', 'name', 'email', 'avatar', 'is_system_admin', 'must_change_password'])
-        .where('id', '=', actor.userId)
-        .executeTakeFirst();
-      if (!user) return signedOut;
-      return {
-        user: {
-          id: user.id,
-          username: user.username,
-          name: user.name,
-          email: user.email,
-          avatar: user.avatar ? `/uploads/avatars/${user.avatar}` : null,
-          isSystemAdmin: user.is_system_admin === 1,
-          mustChangePassword: user.must_change_password === 1,
-          twoFactorSetupRequired: actor.twoFactorSetupRequired === true,
-        },
-        expires: req.sessionExpires,
-      };
+      const user = await sessionUser(req.ctx);
+      return user ? { user, expires: req.sessionExpires } : signedOut;
     },
   );
 
@@ -187,17 +169,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       async (req, reply) => {
         const { user, session } = await login(req.ctx, req.body.username, req.body.password, req.body.code);
         setSessionCookie(reply, config, session);
-        return {
-          user: {
-            id: user.id,
-            username: user.username,
-            name: user.name,
-            email: user.email,
-            isSystemAdmin: user.is_system_admin === 1,
-            mustChangePassword: user.must_change_password === 1,
-          },
-          expires: session.expires,
-        };
+        return { user, expires: session.expires };
       },
     );
 

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { projectAccess } from '../../domain/access.js';
+import { requireProjectAccess } from '../../domain/access.js';
 import { actorOf } from '../../domain/context.js';
 import { AppError } from '../../domain/errors.js';
 import { hashToken } from '../../domain/tokens.js';
@@ -104,7 +104,7 @@ export const eventsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (req, reply) => {
-      const { project } = await projectAccess(req.ctx, req.ctx.db.kysely, req.params.projectId);
+      const { project } = await requireProjectAccess(req.ctx, req.params.projectId);
       return serve(req, reply, { kind: 'project', projectId: project.id }, req.query);
     },
   );

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { sql } from 'kysely';
-import { migrationState } from '../../db/migrate.js';
+import { databaseNotReady, databaseReachable } from '../../domain/health.js';
 import { healthDownOut, healthOut } from '../../shared/common.js';
 
 export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -15,12 +14,8 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: 'public' },
     },
     async (req, reply) => {
-      try {
-        await sql`select 1`.execute(req.ctx.db.kysely);
-        return { status: 'ok' as const, database: req.ctx.db.dialect };
-      } catch {
-        return reply.status(503).send({ status: 'unavailable', error: 'Database unreachable' });
-      }
+      if (await databaseReachable(req.ctx)) return { status: 'ok' as const, database: req.ctx.db.dialect };
+      return reply.status(503).send({ status: 'unavailable', error: 'Database unreachable' });
     },
   );
 
@@ -38,14 +33,8 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
     async (req, reply) => {
       const down = (error: string) => reply.status(503).send({ status: 'unavailable' as const, error });
       if (app.draining) return down('Draining');
-      let state: Awaited<ReturnType<typeof migrationState>>;
-      try {
-        state = await migrationState(req.ctx.db);
-      } catch {
-        return down('Database unreachable');
-      }
-      if (state === 'running') return down('Migrations running');
-      if (state === 'pending') return down('Migrations pending');
+      const why = await databaseNotReady(req.ctx);
+      if (why) return down(why);
       return { status: 'ok' as const, database: req.ctx.db.dialect };
     },
   );

@@ -4,7 +4,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
-import { projectAccess } from '../../domain/access.js';
+import { requireProjectAccess } from '../../domain/access.js';
 import { AppError, badRequest, invalidField } from '../../domain/errors.js';
 import { exportCsv, exportTickets } from '../../domain/imports/export.js';
 import { importTickets } from '../../domain/imports/run.js';
@@ -60,7 +60,7 @@ export const importsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       async (req) => {
         // Rights first: nobody who may not import gets a byte of the file written to disk.
-        await projectAccess(req.ctx, req.ctx.db.kysely, req.params.projectId, 'admin');
+        await requireProjectAccess(req.ctx, req.params.projectId, 'admin');
         if (!req.isMultipart()) throw badRequest(ERR.noFile);
         const tmpDir = path.join(config.dataDir, 'tmp');
         await fsp.mkdir(tmpDir, { recursive: true });
