@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -107,27 +107,6 @@ function describeIssue(issue: z.core.$ZodIssue, args: unknown): string {
   }
 }
 
-/**
- * Old parameter names (docs/mcp.md "Deprecated names") renamed to the current ones; giving both is an
- * error. The old names are not in the catalogue, which stays lean.
- */
-function renameDeprecated(
-  tool: ToolDef,
-  given: Record<string, unknown>,
-): { args: Record<string, unknown>; used: string[] } | string {
-  if (!tool.aliases) return { args: given, used: [] };
-  const args = { ...given };
-  const used: string[] = [];
-  for (const [old, current] of Object.entries(tool.aliases)) {
-    if (!(old in args)) continue;
-    if (current in args) return `give ${current} only (${old} is its deprecated name)`;
-    args[current] = args[old];
-    delete args[old];
-    used.push(old);
-  }
-  return { args, used };
-}
-
 async function runTool(tool: ToolDef, args: unknown, client: DocketClient): Promise<CallToolResult> {
   try {
     // A client of the call's own, which keeps what its fuzzy names resolved to (not an
@@ -152,69 +131,61 @@ export const TOOLSETS: readonly Toolset[] = ['all', 'read'];
 const READ_NAMES = new Set(TOOLS.filter((t) => t.annotations.readOnlyHint).map((t) => t.name));
 const READ_CATALOGUE = CATALOGUE.filter((t) => READ_NAMES.has(t.name));
 
+/** A tools/call: the tool by name, the toolset's rule, the arguments checked strictly, the run. */
+async function callTool(
+  params: { name: string; arguments?: Record<string, unknown> },
+  client: DocketClient,
+  readOnly: boolean,
+  readKey: boolean,
+): Promise<CallToolResult> {
+  const { name } = params;
+  const tool = BY_NAME.get(name);
+  if (!tool) return errorResult(`Unknown tool: ${name}`);
+  if (readOnly && !READ_NAMES.has(name)) {
+    return errorResult(
+      readKey
+        ? `Read-only API key: ${name} changes data, and this key may only read`
+        : `${name} changes data: this connection has the read-only toolset`,
+    );
+  }
+  const args = params.arguments ?? {};
+  const parsed = (ARGS.get(name) as z.ZodType).safeParse(args);
+  if (!parsed.success) {
+    const unknown = parsed.error.issues.some((i) => i.code === 'unrecognized_keys');
+    const known = unknown ? ` (parameters: ${Object.keys(tool.input).join(', ')})` : '';
+    return errorResult(
+      `Invalid arguments for ${name}: ${parsed.error.issues.map((i) => describeIssue(i, args)).join('; ')}${known}`,
+    );
+  }
+  return runTool(tool, parsed.data, client);
+}
+
 /**
  * An MCP server with Docket's tools, acting through `client` (the HTTP API, as the key's user): all
  * of them, or with `toolset: 'read'` only those that change nothing (the others are not listed, and
  * calling one is an error result).
+ *
+ * Built on the SDK's protocol-level `Server` with its two tool methods as request handlers of our
+ * own (docs/decisions/060-server-code-shape.md): tools/list answers the precomputed compact
+ * catalogue, and tools/call checks arguments strictly with errors in words. The SDK's `McpServer`
+ * computes its listing from the schemas on every call and checks arguments with its own texts, so
+ * it would have to have both handlers replaced. test/mcp-sdk.test.ts pins what a client receives.
  */
 export function createMcpServer(
   client: DocketClient,
   /** `readKey`: the read-only toolset is forced by the key's scope, and its refusals say so. */
   opts: { toolset?: Toolset; readKey?: boolean } = {},
-): McpServer {
+): Server {
   const readOnly = opts.toolset === 'read' || opts.readKey === true;
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
-  for (const tool of TOOLS) {
-    if (readOnly && !READ_NAMES.has(tool.name)) continue;
-    server.registerTool(
-      tool.name,
-      {
-        description: tool.description,
-        inputSchema: tool.input,
-        outputSchema: tool.output,
-        annotations: tool.annotations,
-      },
-      ((args: Record<string, unknown>) => runTool(tool, args, client)) as never,
-    );
-  }
-  // The tool list is fixed for the connection: no `listChanged` (the SDK announces it by default).
-  server.server.registerCapabilities({ tools: { listChanged: false } });
-  // The SDK's listing and argument check, replaced: a compact catalogue, and argument errors in words
-  // that also name unknown parameters (`column` given to update_ticket is not silently dropped).
-  server.server.removeRequestHandler('tools/list');
-  const catalogue = readOnly ? READ_CATALOGUE : CATALOGUE;
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalogue }));
-  server.server.removeRequestHandler('tools/call');
-  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const { name } = request.params;
-    const tool = BY_NAME.get(name);
-    if (!tool) return errorResult(`Unknown tool: ${name}`);
-    if (readOnly && !READ_NAMES.has(name)) {
-      return errorResult(
-        opts.readKey
-          ? `Read-only API key: ${name} changes data, and this key may only read`
-          : `${name} changes data: this connection has the read-only toolset`,
-      );
-    }
-    const given = request.params.arguments ?? {};
-    const renamed = renameDeprecated(tool, given);
-    if (typeof renamed === 'string') return errorResult(`Invalid arguments for ${name}: ${renamed}`);
-    const args = renamed.args;
-    const parsed = (ARGS.get(name) as z.ZodType).safeParse(args);
-    if (!parsed.success) {
-      const unknown = parsed.error.issues.some((i) => i.code === 'unrecognized_keys');
-      const known = unknown ? ` (parameters: ${Object.keys(tool.input).join(', ')})` : '';
-      return errorResult(
-        `Invalid arguments for ${name}: ${parsed.error.issues.map((i) => describeIssue(i, args)).join('; ')}${known}`,
-      );
-    }
-    const result = await runTool(tool, parsed.data, client);
-    if (renamed.used.length && !result.isError) {
-      const note = renamed.used.map((old) => `${old} is deprecated: use ${tool.aliases?.[old]}`).join('; ');
-      const first = result.content[0];
-      if (first?.type === 'text') first.text += `\nNote: ${note}`;
-    }
-    return result;
+  const server = new Server(SERVER_INFO, {
+    instructions: INSTRUCTIONS,
+    // The tool list is fixed for the connection: no `listChanged`.
+    capabilities: { tools: { listChanged: false } },
   });
+  const catalogue = readOnly ? READ_CATALOGUE : CATALOGUE;
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalogue }));
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    callTool(request.params, client, readOnly, opts.readKey === true),
+  );
   return server;
 }
