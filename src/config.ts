@@ -8,6 +8,13 @@ export type PasswordHashing = 'standard' | 'test';
 const int = (min: number, max: number) =>
   z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(min).max(max);
 
+/**
+ * The read cache's default budget in MB: a team's working set, 10,000 full ticket reads of about
+ * 2 KB each with their keys and entries, the board lists of a few of its columns and the look-ups
+ * of its people (docs/decisions/062-read-path-and-deferred-notifications.md).
+ */
+export const READ_CACHE_DEFAULT_MB = 32;
+
 const schema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -38,7 +45,7 @@ const schema = z.object({
   DOCKET_BODY_LIMIT_BYTES: int(1024, 1024 ** 3).default(1_048_576),
   DOCKET_BACKUP_MAX_BYTES: int(1024, 1024 ** 4).default(20 * 1024 ** 3),
   DOCKET_IMPORT_MAX_BYTES: int(1024, 1024 ** 4).default(1024 ** 3),
-  DOCKET_READ_CACHE_MB: int(0, 4096).default(16),
+  DOCKET_READ_CACHE_MB: int(0, 4096).default(READ_CACHE_DEFAULT_MB),
   DOCKET_SEARCH_MMAP_MB: int(0, 1024 ** 2).default(2048),
   DOCKET_TRUST_PROXY: z
     .string()

@@ -93,6 +93,7 @@ export function connectSqlite(file: string, searchMmapBytes: number): Db {
     search,
     pg: null,
     statements: () => statements,
+    roundTrips: () => statements,
     poolStats: () => null,
     observeQueries: timing.observe,
     changes: {

@@ -59,6 +59,12 @@ export interface Db {
   } | null;
   /** Every statement this process has sent, reads included (tests count the statements of a use case). */
   statements(): number;
+  /**
+   * Every message this process has sent to the database and waited for: on PostgreSQL a held-back
+   * BEGIN or a statement sent with the COMMIT is no round trip of its own; on SQLite, every
+   * statement (a call into the library).
+   */
+  roundTrips(): number;
   /** The PostgreSQL pool's connections (up to 10) for /metrics; null on SQLite (one connection). */
   poolStats(): { total: number; idle: number; waiting: number } | null;
   /** Calls `observe` with the seconds each statement took (src/server/metrics.ts); null stops it. */
@@ -190,6 +196,7 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
   let statements = 0;
+  let roundTrips = 0;
   const tracker = new ChangeTracker();
   // This instance's entries in the change log, which it has announced already.
   const origin = randomBytes(8).toString('hex');
@@ -200,7 +207,11 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     if (wrapped.has(client)) return client;
     wrapped.add(client);
     const pending = new PendingChanges();
-    const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    const send = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    const query = (...args: unknown[]) => {
+      roundTrips++;
+      return send(...args);
+    };
     /** Statements held back to go with the COMMIT (`WITH_COMMIT`), answered once it is sent. */
     let held: Held[] = [];
     const dropHeld = (why: unknown) => {
@@ -383,6 +394,7 @@ async function connectPostgres(connectionString: string, schema?: string): Promi
     dialect: 'postgres',
     pg: { connectionString, schema },
     statements: () => statements,
+    roundTrips: () => roundTrips,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     observeQueries: timing.observe,
     changes: {

@@ -6,6 +6,7 @@ import type { Database, ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import type { TicketListQuery } from '../shared/tickets.js';
 import { parseTicketKey, projectAccess } from './access.js';
+import { fullReadWithKeptRanks } from './column-ranks.js';
 import { actorOf, type Ctx } from './context.js';
 import { notFound } from './errors.js';
 import { foreignProjectKeys, linkReader, linksForReader, readableProjectKeys } from './link-visibility.js';
@@ -13,8 +14,7 @@ import { pageOf } from './paging.js';
 import {
   listSelect,
   orderByWindow,
-  orderInColumn,
-  presentTicketByRef,
+  orderInColumnOf,
   presentTicketList,
   type TicketFull,
 } from './presenters/tickets.js';
@@ -43,7 +43,6 @@ export async function listTicketsJson(ctx: Ctx, projectRef: string, q: TicketLis
       return { json: Buffer.from(JSON.stringify(items)), total };
     },
     () => [`project:${project.id}`, 'users'],
-    (v) => v.json.byteLength,
   );
 }
 
@@ -156,7 +155,7 @@ export async function listTicketsOf(ctx: Ctx, project: ProjectsTable, q: TicketL
         .leftJoin('users as a', 'a.id', 't.assignee_id')
         .limit(limit)
         .offset(offset)
-        .select(listSelect(whole ? orderByWindow : orderInColumn))
+        .select(listSelect(whole ? orderByWindow : orderInColumnOf(db)))
         .compile(),
     ),
   ]);
@@ -183,7 +182,7 @@ export async function getTicketJson(ctx: Ctx, projectRef: string, ticketRef: str
     ctx,
     'number' in ref ? `ticket:${project.id}:#${ref.number}` : `ticket:${project.id}:${ref.id}`,
     async () => {
-      const out = await presentTicketByRef(db, project, ref);
+      const out = await fullReadWithKeptRanks(ctx, project, ref);
       return out ? { json: JSON.stringify(out), foreign: foreignProjectKeys(out.links, project.key) } : null;
     },
     // Links to other projects' tickets show those tickets: any project's change drops the read.
@@ -191,7 +190,6 @@ export async function getTicketJson(ctx: Ctx, projectRef: string, ticketRef: str
       v?.foreign.length
         ? [`project:${project.id}`, 'users', ANY_PROJECT]
         : [`project:${project.id}`, 'users'],
-    (v) => v?.json.length ?? 1,
   );
   if (kept === null) throw notFound(ERR.ticketNotFound);
   // Most tickets link to no other project: the kept text is the answer. Otherwise the links to

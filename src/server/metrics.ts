@@ -122,6 +122,36 @@ export function setupMetrics(app: FastifyInstance, services: Services): Metrics 
       this.set(hits + misses === 0 ? 0 : hits / (hits + misses));
     },
   });
+  new Counter({
+    name: 'docket_read_cache_drops_total',
+    help: 'Read-cache entries dropped by reason (evicted: still valid, dropped to stay within the budget, least recently used first; stale: a change to what they show)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const { evictions, stale } = cache.drops;
+      this.inc({ reason: 'evicted' }, evictions);
+      this.inc({ reason: 'stale' }, stale);
+    },
+  });
+  new Gauge({
+    name: 'docket_read_cache_bytes',
+    help: 'Read-cache bytes: kept (its entries as weighed: values, keys and records) and budget (DOCKET_READ_CACHE_MB)',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    collect() {
+      this.set({ kind: 'kept' }, cache.bytes);
+      this.set({ kind: 'budget' }, cache.maxSize);
+    },
+  });
+  new Gauge({
+    name: 'docket_read_cache_entries',
+    help: 'Read-cache entries kept (some may be stale, dropped when next looked up or evicted)',
+    registers: [registry],
+    collect() {
+      this.set(cache.size);
+    },
+  });
 
   const outboxes = new Map<string, () => Promise<number>>();
   new Gauge({

@@ -25,6 +25,19 @@ export const orderInColumn: RawBuilder<number> = sql<number>`(select count(*) fr
  */
 const orderFromColumnEnd: RawBuilder<number> = sql<number>`cast((select k.n from column_ticket_counts k where k.column_id = t.column_id) - 1 - (select count(*) from tickets o where o.column_id = t.column_id and o.rank > t.rank) as integer)`;
 
+/**
+ * PostgreSQL: the same through the column's blocks of about 100 consecutive ranks, whose counts the
+ * triggers of migration 090 keep: the counts of the blocks before the ticket's, plus the tickets of
+ * its own block ranked before it (under 200). Counting every ticket before it checked the heap row
+ * of each one written since the last vacuum: 2 to 20 ms for the middle of a column of 1,000, most of
+ * an uncached full read (docs/perf-read-path-notes.md).
+ */
+const orderFromBlocks: RawBuilder<number> = sql<number>`(select cast(coalesce((select sum(b.n) from column_rank_blocks b where b.column_id = t.column_id and b.lo < k.lo), 0) + (select count(*) from tickets o where o.column_id = t.column_id and o.rank >= k.lo and o.rank < t.rank) as integer) from (select coalesce((select b.lo from column_rank_blocks b where b.column_id = t.column_id and b.lo <= t.rank order by b.lo desc limit 1), '') as lo) k)`;
+
+/** The ticket's `order` as the database at hand counts it best (orderInColumn, or orderFromBlocks). */
+export const orderInColumnOf = (tx: Tx): RawBuilder<number> =>
+  tx.getExecutor().adapter instanceof PostgresAdapter ? orderFromBlocks : orderInColumn;
+
 /** The same for every row of an unfiltered board read, in one pass over the sorted rows. */
 export const orderByWindow: RawBuilder<number> = sql<number>`row_number() over (partition by t.column_id order by t.rank) - 1`;
 
@@ -296,7 +309,7 @@ type FullFilter =
   | { projectId: string; number: number };
 
 /** The full read's rows; `order` is the ticket's order in its column (counted, unless given). */
-const fullQuery = (tx: Tx, order: RawBuilder<number> = orderInColumn) =>
+const fullQuery = (tx: Tx, order: RawBuilder<number> = orderInColumnOf(tx)) =>
   tx
     .selectFrom('tickets as t')
     .innerJoin('columns as c', 'c.id', 't.column_id')
@@ -509,20 +522,31 @@ export async function presentTicketByRef(
   tx: Tx,
   project: { id: string; key: string },
   ref: { id: string } | { number: number },
+  /**
+   * The ticket's order in its column from its rank, when the caller has a cheaper way than the
+   * statement's count (SQLite's kept ranks, src/domain/column-ranks.ts); the statement then
+   * counts nothing.
+   */
+  orderOf?: (columnId: string, rank: string) => Promise<number>,
 ): Promise<TicketFull | null> {
+  const order = orderOf ? sql<number>`0` : undefined;
+  const suffix = orderOf ? '-unordered' : '';
   const [row] =
     'number' in ref
       ? await runPrepared(
           tx,
-          'ticket-one-by-number',
-          (db) => fullOneQuery(db).where('t.project_id', '=', arg(0)).where('t.number', '=', arg<number>(1)),
+          `ticket-one-by-number${suffix}`,
+          (db) =>
+            fullOneQuery(db, order).where('t.project_id', '=', arg(0)).where('t.number', '=', arg<number>(1)),
           [project.id, ref.number],
         )
       : await runPrepared(
           tx,
-          'ticket-one-by-id',
-          (db) => fullOneQuery(db).where('t.project_id', '=', arg(0)).where('t.id', '=', arg(1)),
+          `ticket-one-by-id${suffix}`,
+          (db) => fullOneQuery(db, order).where('t.project_id', '=', arg(0)).where('t.id', '=', arg(1)),
           [project.id, ref.id],
         );
-  return row ? presentOneRow(row, project.key) : null;
+  if (!row) return null;
+  if (orderOf) row.ord = await orderOf(row.column_id, row.rank);
+  return presentOneRow(row, project.key);
 }
