@@ -1,7 +1,7 @@
 import type { Db } from '../db/connect.js';
 import type { ProjectsTable } from '../db/types.js';
 import type { Ctx } from './context.js';
-import { presentTicketByRef, type TicketFull } from './presenters/tickets.js';
+import { readTicketJson, withOrder } from './presenters/ticket-json.js';
 import { readCache, stringBytes } from './read-cache.js';
 
 /**
@@ -74,27 +74,33 @@ async function orderOf(ctx: Ctx, projectId: string, columnId: string, rank: stri
 }
 
 /**
- * The full read of one ticket, its order from its column's kept ranks on SQLite (see above), or
- * null. The ticket and the order are read by separate statements: should the project change in
- * between (another request's write, committed while this one waited), the read is made again, and
- * after three such races by the one statement that counts.
+ * The full read of one ticket as its answer's JSON text (presenters/ticket-json.ts), with the keys
+ * of the other projects its links show, or null. On SQLite, in a project read often, its order
+ * comes from its column's kept ranks (see above): the ticket and the ranks are then read by
+ * separate statements, and should the project change in between (another request's write,
+ * committed while this one waited), the read is made again, and after three such races by the one
+ * statement that counts.
  */
-export async function fullReadWithKeptRanks(
+export async function readFullJson(
   ctx: Ctx,
   project: ProjectsTable,
   ref: { id: string } | { number: number },
-): Promise<TicketFull | null> {
+): Promise<{ json: string; foreign: string[] } | null> {
   const db = ctx.db.kysely;
   const tracker = ctx.db.changes?.tracker;
+  const counted = async () => {
+    const r = await readTicketJson(db, project.id, ref);
+    return r && { json: withOrder(r.json, r.ord), foreign: r.foreign };
+  };
   if (ctx.db.dialect !== 'sqlite' || !tracker || readCache(ctx.db).maxSize === 0 || !hot(ctx, project.id))
-    return presentTicketByRef(db, project, ref);
+    return counted();
   const scopes = [`project:${project.id}`];
   for (let attempt = 0; attempt < 3; attempt++) {
     const at = tracker.seq;
-    const out = await presentTicketByRef(db, project, ref, (columnId, rank) =>
-      orderOf(ctx, project.id, columnId, rank),
-    );
-    if (!tracker.changedSince(scopes, at)) return out;
+    const r = await readTicketJson(db, project.id, ref, true);
+    if (!r) return null;
+    const order = await orderOf(ctx, project.id, r.columnId, r.rank);
+    if (!tracker.changedSince(scopes, at)) return { json: withOrder(r.json, order), foreign: r.foreign };
   }
-  return presentTicketByRef(db, project, ref);
+  return counted();
 }

@@ -6,10 +6,10 @@ import type { Database, ProjectsTable, TicketsTable } from '../db/types.js';
 import { ERR } from '../shared/errors.js';
 import type { TicketListQuery } from '../shared/tickets.js';
 import { parseTicketKey, projectAccess } from './access.js';
-import { fullReadWithKeptRanks } from './column-ranks.js';
+import { readFullJson } from './column-ranks.js';
 import { actorOf, type Ctx } from './context.js';
 import { notFound } from './errors.js';
-import { foreignProjectKeys, linkReader, linksForReader, readableProjectKeys } from './link-visibility.js';
+import { linkReader, linksForReader, readableProjectKeys } from './link-visibility.js';
 import { pageOf } from './paging.js';
 import {
   listSelect,
@@ -181,10 +181,8 @@ export async function getTicketJson(ctx: Ctx, projectRef: string, ticketRef: str
   const kept = await readCache(ctx.db).get(
     ctx,
     'number' in ref ? `ticket:${project.id}:#${ref.number}` : `ticket:${project.id}:${ref.id}`,
-    async () => {
-      const out = await fullReadWithKeptRanks(ctx, project, ref);
-      return out ? { json: JSON.stringify(out), foreign: foreignProjectKeys(out.links, project.key) } : null;
-    },
+    // The answer's text, built by the database (presenters/ticket-json.ts).
+    () => readFullJson(ctx, project, ref),
     // Links to other projects' tickets show those tickets: any project's change drops the read.
     (v) =>
       v?.foreign.length
