@@ -82,6 +82,7 @@ const schema = z.object({
   DOCKET_MAIL_FROM: z.string().min(3).max(320).optional(),
   DOCKET_MAIL_SENDER: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
   DOCKET_MAIL_LEASE_SECONDS: int(2, 3600).default(120),
+  DOCKET_NOTIFICATION_WORKER: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
   DOCKET_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(500).optional(),
   DOCKET_DRAIN_SECONDS: int(0, 600).default(5),
   DOCKET_S3_ENDPOINT: z.url({ error: 'must be a full URL such as https://s3.example.com' }).optional(),
@@ -179,6 +180,11 @@ export interface Config {
   mailFrom?: string;
   /** Whether this instance runs the outbox sender (`off`: it only writes the outbox). */
   mailSender: boolean;
+  /**
+   * Whether this instance makes the notifications that changes left to do (DOCKET_NOTIFICATION_WORKER,
+   * src/domain/notifications/jobs.ts); any instance that runs one takes its share.
+   */
+  notificationWorker: boolean;
   /** How long a claimed outbox message is this instance's before another may send it. */
   mailLeaseSeconds: number;
   /** The Bearer token of GET /metrics; unset: no metrics (src/server/metrics.ts). */
@@ -322,6 +328,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtpUrl: e.DOCKET_SMTP_URL,
     mailFrom: e.DOCKET_MAIL_FROM,
     mailSender: e.DOCKET_MAIL_SENDER === 'on',
+    notificationWorker: e.DOCKET_NOTIFICATION_WORKER === 'on',
     mailLeaseSeconds: e.DOCKET_MAIL_LEASE_SECONDS,
     metricsToken: e.DOCKET_METRICS_TOKEN,
     drainSeconds: e.DOCKET_DRAIN_SECONDS,

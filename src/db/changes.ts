@@ -71,6 +71,7 @@ export const TABLE_SCOPES: Record<string, TableClass> = {
   notifications: [],
   notification_settings: [],
   mail_outbox: [],
+  notification_jobs: [],
   signing_keys: [],
   saved_views: [],
   uploads: [],

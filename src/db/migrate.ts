@@ -34,6 +34,7 @@ import * as m091 from './migrations/091_label_columns.js';
 import * as m092 from './migrations/092_search_titles.js';
 import * as m093 from './migrations/093_search_facets.js';
 import * as m094 from './migrations/094_search_facets_postgres.js';
+import * as m120 from './migrations/120_notification_jobs.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Db['dialect']): Promise<void> };
 
@@ -73,6 +74,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '092_search_titles': m092,
   '093_search_facets': m093,
   '094_search_facets_postgres': m094,
+  '120_notification_jobs': m120,
 };
 
 /** Every migration's name, in order. */

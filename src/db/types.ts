@@ -333,6 +333,26 @@ export interface MailOutboxTable {
   sent_at: string | null;
 }
 
+/**
+ * Notifications still to make for a change that committed (migration 120): claimed, run and
+ * deleted in one transaction by a worker of any instance (src/domain/notifications/jobs.ts).
+ */
+export interface NotificationJobsTable {
+  id: string;
+  /** `comment`: a new comment's mentioned, reporter, assignee and watchers. */
+  kind: 'comment';
+  project_id: string;
+  ticket_id: string | null;
+  actor_id: string | null;
+  /** JSON object text. */
+  data: string;
+  status: 'pending' | 'failed';
+  attempts: number;
+  next_attempt_at: string;
+  last_error: string | null;
+  created_at: string;
+}
+
 /** Server-generated secrets shared by every instance (the unsubscribe-link key). */
 export interface SigningKeysTable {
   name: string;
@@ -402,6 +422,7 @@ export interface Database {
   notifications: NotificationsTable;
   notification_settings: NotificationSettingsTable;
   mail_outbox: MailOutboxTable;
+  notification_jobs: NotificationJobsTable;
   signing_keys: SigningKeysTable;
   saved_views: SavedViewsTable;
   rate_limits: RateLimitsTable;
@@ -511,6 +532,7 @@ export const TABLES_IN_ORDER = [
   'notifications',
   'notification_settings',
   'mail_outbox',
+  'notification_jobs',
   'signing_keys',
   'saved_views',
   'cache_changes',

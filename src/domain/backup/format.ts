@@ -31,6 +31,8 @@ export type BackupTable = Exclude<
   | 'events'
   | 'audit_log'
   | 'mail_outbox'
+  // Notifications still to make (migration 120): like the mail outbox, not carried to a copy.
+  | 'notification_jobs'
   | 'signing_keys'
   // Short-lived counters (docs/decisions/042-several-instances.md): a restore starts them afresh.
   | 'rate_limits'

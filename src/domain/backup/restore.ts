@@ -52,6 +52,7 @@ export async function deleteEverything(tx: Tx, dialect: 'sqlite' | 'postgres'): 
   if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(727070010)`.execute(tx);
   await tx.deleteFrom('events').execute();
   await tx.deleteFrom('mail_outbox').execute();
+  await tx.deleteFrom('notification_jobs').execute();
   // OAuth clients and grants are not backed up: a restore or wipe signs every client out.
   for (const table of ['oauth_tokens', 'oauth_codes', 'oauth_grants', 'oauth_clients'] as const)
     await tx.deleteFrom(table).execute();

@@ -4,7 +4,7 @@ import type { Db } from '../../db/connect.js';
 import type { MailOutboxTable } from '../../db/types.js';
 import { notificationHeadline } from '../../shared/mentions.js';
 import type { NotificationOut } from '../../shared/notifications.js';
-import type { Ctx, Services, Tx } from '../context.js';
+import type { Services, Tx } from '../context.js';
 import { newId, nowIso } from '../ids.js';
 
 /**
@@ -211,12 +211,12 @@ export async function queuePasswordResetMail(
 
 /** One e-mail about one notification, written to the outbox in the change's transaction. */
 export async function queueNotificationMail(
-  ctx: Ctx,
+  s: Services,
   tx: Tx,
   n: NotificationOut,
   to: { userId: string; address: string },
 ) {
-  await insertOutbox(ctx, tx, to, 'instant', n.project.id, (u) => single(ctx.config, n, u));
+  await insertOutbox(s, tx, to, 'instant', n.project.id, (u) => single(s.config, n, u));
 }
 
 /** A digest of several notifications (src/domain/notifications/digest.ts decides when). */
