@@ -34,6 +34,8 @@ export function useCreateLabel(projectId: string) {
           a.name.localeCompare(b.name),
         ),
       );
+      // Then in the server's order.
+      qc.invalidateQueries({ queryKey: qk.labels(projectId) });
     },
   });
 }

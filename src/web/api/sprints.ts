@@ -76,7 +76,7 @@ export type IncompleteAction = CompleteResult['incompleteAction'];
 export type BulkUpdates = Omit<TicketPatch, 'order'>;
 
 /** Brings fresh ticket records into the board list, and refetches their open full reads. */
-export function mergeTickets(qc: QueryClient, projectId: string, tickets: FullTicket[]) {
+function mergeTickets(qc: QueryClient, projectId: string, tickets: FullTicket[]) {
   qc.setQueryData<Ticket[]>(qk.tickets(projectId), (list) => {
     if (!list) return list;
     let next = list;

@@ -35,8 +35,8 @@ export function usePurgeTrashed(projectId: string) {
 
 /**
  * Restores trash entries and brings the caches up to date; says what could not be put back as it
- * was (a deleted column or label) and what failed, in the API's words. Resolves to the number
- * restored (it does not reject: a failure is told in a toast).
+ * was (a deleted column or label) and what failed, in the API's words. Resolves to how many were
+ * restored and those notes (it does not reject: a failure is told in a toast).
  */
 export function useRestore(projectId: string) {
   const qc = useQueryClient();
